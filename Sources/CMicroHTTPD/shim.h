@@ -1,0 +1,88 @@
+/*
+ * shim.h - the C face of libmicrohttpd 0.9.75 as Swift sees it.
+ *
+ * Swift does not import C variadic functions, so every variadic MHD entry point the
+ * transport needs gets a small non-variadic `static inline` wrapper here. Macros that
+ * Swift cannot import (casts) are re-exported as constants.
+ *
+ * The header also pulls in <sys/epoll.h> and <sys/eventfd.h>: Swift's Glibc module does
+ * not export them, and the transport needs them to notice clients that leave while their
+ * connection is suspended (MHD stops watching suspended sockets). Nothing else lives here.
+ */
+#ifndef CMICROHTTPD_SHIM_H
+#define CMICROHTTPD_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <microhttpd.h>
+
+/** Returned by a content reader at the regular end of a streamed body (the macro is a cast). */
+static const ssize_t CMHD_CONTENT_READER_END_OF_STREAM = MHD_CONTENT_READER_END_OF_STREAM;
+
+/** Returned by a content reader to abort a streamed body and close the connection. */
+static const ssize_t CMHD_CONTENT_READER_END_WITH_ERROR = MHD_CONTENT_READER_END_WITH_ERROR;
+
+/** Size of a response whose length is not known in advance (chunked encoding). */
+static const uint64_t CMHD_SIZE_UNKNOWN = MHD_SIZE_UNKNOWN;
+
+/**
+ * Starts a daemon: MHD_start_daemon with the access handler, the request-completed
+ * callback and an MHD_OPTION_END-terminated option array (MHD_OPTION_ARRAY), because
+ * the variadic original cannot be called from Swift. Returns NULL on failure.
+ */
+static inline struct MHD_Daemon *
+cmhd_start_daemon (unsigned int flags,
+                   uint16_t port,
+                   MHD_AccessHandlerCallback handler,
+                   void *handler_cls,
+                   MHD_RequestCompletedCallback completed,
+                   void *completed_cls,
+                   const struct MHD_OptionItem *options)
+{
+  return MHD_start_daemon (flags, port, NULL, NULL, handler, handler_cls,
+                           MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                           MHD_OPTION_ARRAY, options,
+                           MHD_OPTION_END);
+}
+
+/** The port the daemon is bound to (useful after binding port 0); 0 if unknown. */
+static inline uint16_t
+cmhd_daemon_bind_port (struct MHD_Daemon *daemon)
+{
+  const union MHD_DaemonInfo *info =
+    MHD_get_daemon_info (daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return (NULL == info) ? 0 : info->port;
+}
+
+/** Connections the daemon currently holds, suspended ones included; 0 if unknown. */
+static inline unsigned int
+cmhd_daemon_current_connections (struct MHD_Daemon *daemon)
+{
+  const union MHD_DaemonInfo *info =
+    MHD_get_daemon_info (daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+  return (NULL == info) ? 0 : info->num_connections;
+}
+
+/** The peer address of a connection (owned by MHD, valid while the connection lives); NULL if unknown. */
+static inline const struct sockaddr *
+cmhd_connection_client_address (struct MHD_Connection *connection)
+{
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  return (NULL == info) ? NULL : info->client_addr;
+}
+
+/** The socket of a connection (owned by MHD, valid while the connection lives); -1 if unknown. */
+static inline int
+cmhd_connection_socket (struct MHD_Connection *connection)
+{
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return (NULL == info) ? -1 : (int) info->connect_fd;
+}
+
+#endif /* CMICROHTTPD_SHIM_H */

@@ -1,0 +1,57 @@
+import Foundation
+import ReMVVM
+
+/// The example app the server runs by default: counter, login and greeting, an async quote,
+/// and navigation with a high-level `profile/show`.
+public enum ExampleApp {
+    /// Screen titles for the navigation projection.
+    static let titles: [String: String] = [
+        "home": "Home", "settings": "Settings", "details": "Details", "profile": "Profile", "login": "Log in",
+    ]
+
+    /// The reducers of every substate, lifted into ``AppState`` and composed.
+    public static let reducer = AnyReducer<AppState>(
+        CounterReducer.reducer.lifted { state, body in body(&state.counter) },
+        UserReducer.reducer.lifted(\.user),
+        QuoteReducer.reducer.lifted(\.quote),
+        Navigation.reducer.lifted(\.navigation),
+        LoginNavigationReducer.reducer.lifted(\.navigation)
+    )
+
+    /// The named views clients can ask for.
+    public static let projections: Projections<AppState> = {
+        var views = Projections<AppState>()
+        views.add("counter", from: \.counter, CounterViewModel.init)
+        views.add("login", from: \.user, LoginViewModel.init)
+        views.add("greeting", from: \.user, GreetingViewModel.init)
+        views.add("quote", from: \.quote, QuoteViewModel.init)
+        views.add("navigation", from: \.navigation) { navigation in
+            NavigationViewModel(navigation) { titles[$0.name] ?? $0.name.capitalized }
+        }
+        return views
+    }()
+
+    /// The middleware, in order.
+    public static let middleware: [any Middleware<AppState>] = [
+        LoginValidationMiddleware(),
+        QuoteMiddleware(),
+        ShowProfileMiddleware(),
+        NavigationMiddleware(\.navigation),
+    ]
+
+    /// The app, ready for the server or a test store; pass `services` to replace the quote
+    /// service or the clock.
+    public static func definition(
+        services: Services = Services(),
+        configuration: StoreConfiguration = StoreConfiguration()
+    ) -> StoreDefinition<AppState> {
+        StoreDefinition(
+            initialState: AppState(),
+            reducer: reducer,
+            middleware: middleware,
+            projections: projections,
+            services: services,
+            configuration: configuration
+        )
+    }
+}

@@ -1,0 +1,10 @@
+import ReMVVM
+
+/// The counter substate's reducers, one per action.
+enum CounterReducer {
+    static let reducer = AnyReducer<Int>(
+        .on(CounterAction.Increase.self) { value, _ in value &+ 1 },
+        .on(CounterAction.Decrease.self) { value, _ in value &- 1 },
+        .on(CounterAction.Set.self) { _, action in action.value }
+    )
+}

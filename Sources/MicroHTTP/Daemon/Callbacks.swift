@@ -1,0 +1,68 @@
+import CMicroHTTPD
+
+// libmicrohttpd's callbacks. They are non-isolated free functions (C function pointers capture nothing) that
+// recover their Swift objects from the `void *` closures with `Unmanaged` and hand over at once.
+
+/// The access handler (`MHD_AccessHandlerCallback`): called for the request head, each body chunk, the end of
+/// the body, and again after every resume.
+func mhdAccessHandler(
+    _ closure: UnsafeMutableRawPointer?,
+    _ connection: OpaquePointer?,
+    _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?,
+    _ version: UnsafePointer<CChar>?,
+    _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let closure, let connection, let uploadDataSize, let requestContext else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
+    let handle = ConnectionHandle(pointer: connection)
+    guard let existing = requestContext.pointee else {
+        // First call, head only: set up the context. Answering here would cost keep-alive (libmicrohttpd then
+        // adds `Connection: close`), so only an oversized declared body is answered right away.
+        let context = RequestContext(core: core)
+        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        return core.beginRequest(context, on: handle)
+    }
+    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+    let size = uploadDataSize.pointee
+    if size > 0 {
+        uploadDataSize.pointee = 0
+        guard let uploadData else { return .YES }
+        return context.receive(UnsafeRawBufferPointer(start: uploadData, count: size)) ? .YES : .NO
+    }
+    return core.continueRequest(context, on: handle, url: url, method: method, version: version)
+}
+
+/// The request-completed callback (`MHD_OPTION_NOTIFY_COMPLETED`): the one place a context is released.
+func mhdRequestCompleted(
+    _ closure: UnsafeMutableRawPointer?,
+    _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ reason: MHD_RequestTerminationCode
+) {
+    guard let closure, let requestContext, let existing = requestContext.pointee else { return }
+    requestContext.pointee = nil
+    let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeRetainedValue()
+    core.endRequest(context)
+}
+
+/// The content reader of a streamed response (`MHD_ContentReaderCallback`).
+func mhdStreamReader(
+    _ closure: UnsafeMutableRawPointer?,
+    _ position: UInt64,
+    _ buffer: UnsafeMutablePointer<CChar>?,
+    _ capacity: Int
+) -> Int {
+    guard let closure, let buffer else { return CMHD_CONTENT_READER_END_WITH_ERROR }
+    let stream = Unmanaged<ResponseStream>.fromOpaque(closure).takeUnretainedValue()
+    return stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+}
+
+/// The free callback of a streamed response (`MHD_ContentReaderFreeCallback`): releases the stream's reference.
+func mhdStreamReleased(_ closure: UnsafeMutableRawPointer?) {
+    guard let closure else { return }
+    Unmanaged<ResponseStream>.fromOpaque(closure).takeRetainedValue().responseReleased()
+}

@@ -1,0 +1,95 @@
+import CMicroHTTPD
+import Glibc
+
+/// Turns an ``HTTPResponse`` into a libmicrohttpd response and queues it, inside the access handler.
+enum ResponseSender {
+    /// The block size libmicrohttpd is asked to use for streamed bodies.
+    private static let streamBlockSize = 4 * 1024
+
+    /// Queues `response` on `connection`; the result is what the access handler must return.
+    static func send(_ response: HTTPResponse, on connection: ConnectionHandle, core: ServerCore) -> MHD_Result {
+        var response = response
+        if !(200...999).contains(response.status) {
+            core.report("response status \(response.status) is not a final three-digit code; sent 500 instead")
+            response = .problem(status: 500, title: "Internal Server Error", detail: "invalid response status")
+        }
+        guard let made = makeResponse(response, on: connection, core: core) else { return .NO }
+        defer { MHD_destroy_response(made.pointer) }  // Drops our reference; a queued response keeps its own.
+        for (name, value) in made.headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
+            if MHD_add_response_header(made.pointer, name, value) == .NO {
+                core.report("libmicrohttpd rejected response header \(name) (empty value or CR/LF?); dropped it")
+            }
+        }
+        return MHD_queue_response(connection.pointer, UInt32(made.status), made.pointer)
+    }
+
+    private struct Made {
+        let pointer: OpaquePointer
+        let status: Int
+        let headers: HTTPHeaders
+    }
+
+    private static func makeResponse(_ response: HTTPResponse, on connection: ConnectionHandle, core: ServerCore)
+        -> Made?
+    {
+        switch response.body {
+        case .bytes(let bytes):
+            let pointer = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
+            guard let pointer else {
+                core.report("libmicrohttpd could not create a \(bytes.count)-byte response; connection closed")
+                return nil
+            }
+            return Made(pointer: pointer, status: response.status, headers: response.headers)
+
+        case .file(let path, _):
+            guard let pointer = fileResponse(path: path, core: core) else {
+                return makeResponse(.problem(status: 404, title: "Not Found"), on: connection, core: core)
+            }
+            return Made(pointer: pointer, status: response.status, headers: response.headers)
+
+        case .stream(let stream):
+            guard stream.attach(to: connection, core: core) else {
+                core.report("a ResponseStream was sent twice; answered 500")
+                let failure = HTTPResponse.problem(
+                    status: 500, title: "Internal Server Error", detail: "response stream already in use")
+                return makeResponse(failure, on: connection, core: core)
+            }
+            let retained = Unmanaged.passRetained(stream)
+            guard
+                let pointer = MHD_create_response_from_callback(
+                    CMHD_SIZE_UNKNOWN, streamBlockSize, mhdStreamReader, retained.toOpaque(), mhdStreamReleased)
+            else {
+                // libmicrohttpd never saw the closure: release it and end the stream here.
+                retained.takeRetainedValue().responseReleased()
+                core.report("libmicrohttpd could not create a streamed response; connection closed")
+                return nil
+            }
+            return Made(pointer: pointer, status: response.status, headers: response.headers)
+        }
+    }
+
+    /// A response reading an open regular file with `sendfile`; `nil` (reported) if it cannot be opened.
+    private static func fileResponse(path: String, core: ServerCore) -> OpaquePointer? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            core.report("cannot open \(path) (errno \(errno)); answered 404")
+            return nil
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            core.report("\(path) is not a regular file; answered 404")
+            return nil
+        }
+        // On success libmicrohttpd owns the descriptor and closes it with the response.
+        guard let pointer = MHD_create_response_from_fd(Int(info.st_size), descriptor) else {
+            close(descriptor)
+            core.report("libmicrohttpd could not create a response for \(path); answered 404")
+            return nil
+        }
+        return pointer
+    }
+}

@@ -1,0 +1,57 @@
+/// The per-request context libmicrohttpd keeps in `*con_cls`, from the first access-handler call until the
+/// request-completed callback releases it.
+///
+/// It is only touched on the worker thread that owns the connection (every callback for one connection runs
+/// there), so its upload fields need no lock; everything other threads see lives in the ``Responder``.
+final class RequestContext {
+    let responder: Responder
+    private let maxBodySize: Int
+
+    /// The body received so far, at most `maxBodySize` bytes.
+    private(set) var body: [UInt8] = []
+    /// The body outgrew `maxBodySize`; the rest is discarded and the request answered 413.
+    private(set) var bodyTooLarge = false
+    /// Bytes discarded after the body outgrew the limit.
+    private var discarded = 0
+    /// The handler has been called (or the transport answered by itself); later calls are resumptions.
+    var isDispatched = false
+    /// The responder is in the server's parked registry and must leave it when the request ends.
+    var isRegistered = false
+
+    init(core: ServerCore) {
+        responder = Responder(core: core)
+        maxBodySize = core.configuration.maxBodySize
+    }
+
+    /// Most bytes discarded after the limit before the connection is dropped instead of answered, so a client
+    /// streaming an endless chunked body cannot keep a worker busy forever.
+    private var discardLimit: Int { max(maxBodySize, 16 << 20) }
+
+    /// Takes one upload chunk; returns `false` when the connection should be dropped.
+    func receive(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        if bodyTooLarge {
+            discarded += chunk.count
+            return discarded <= discardLimit
+        }
+        guard body.count + chunk.count <= maxBodySize else {
+            bodyTooLarge = true
+            discarded = body.count + chunk.count
+            body = []
+            return true
+        }
+        body.append(contentsOf: chunk)
+        return true
+    }
+
+    /// Reserves room for a body of the declared length (already checked against the limit), so uploads
+    /// arriving in many small chunks do not regrow the buffer.
+    func expectBody(length: Int) {
+        body.reserveCapacity(length)
+    }
+
+    /// Hands the body over (once) to the request value.
+    func takeBody() -> [UInt8] {
+        defer { body = [] }
+        return body
+    }
+}

@@ -1,0 +1,55 @@
+extension HTTPResponse {
+    /// An RFC 9457 problem response (`application/problem+json`, `type` `about:blank`).
+    ///
+    /// The transport answers its own errors (413, 503 while stopping, 404 for a missing file) in this shape so a
+    /// client sees one error format whichever layer produced it.
+    public static func problem(
+        status: Int,
+        title: String,
+        detail: String? = nil,
+        headers: HTTPHeaders = [:]
+    ) -> HTTPResponse {
+        var json = #"{"type":"about:blank","title":"# + jsonString(title) + #","status":\#(status)"#
+        if let detail {
+            json += #","detail":"# + jsonString(detail)
+        }
+        json += "}"
+        var allHeaders = headers
+        allHeaders["Content-Type"] = "application/problem+json"
+        return HTTPResponse(status: status, headers: allHeaders, body: .bytes(Array(json.utf8)))
+    }
+
+    /// What every still-unanswered request gets when the server stops: a 503 problem that also closes the
+    /// connection, so clients reconnect to whichever instance replaces this one.
+    public static let serverStopping = HTTPResponse.problem(
+        status: 503,
+        title: "Service Unavailable",
+        detail: "the server is stopping",
+        headers: ["Connection": "close"]
+    )
+
+    /// The transport's answer to a body larger than `limit` bytes.
+    static func payloadTooLarge(limit: Int) -> HTTPResponse {
+        problem(status: 413, title: "Payload Too Large", detail: "request body exceeds \(limit) bytes")
+    }
+
+    /// Quotes `text` as a JSON string literal (RFC 8259 escapes), avoiding a Foundation round trip.
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

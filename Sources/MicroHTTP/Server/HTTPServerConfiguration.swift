@@ -1,0 +1,90 @@
+/// How an ``HTTPServer`` binds, how many connections it keeps and how it guards memory.
+///
+/// The defaults are the ones measured on the project's 2-core target: libmicrohttpd's own defaults (1,020
+/// connections, 32 KiB per connection) cap long-poll fan-out and double its memory.
+public struct HTTPServerConfiguration: Sendable {
+    /// The IPv4 address to bind: `"127.0.0.1"` (only this machine), `"0.0.0.0"` (every interface) or any
+    /// other dotted quad; `"localhost"` means `127.0.0.1`.
+    public var host: String = "127.0.0.1"
+
+    /// The TCP port; 0 asks the kernel for a free one (read it back from ``HTTPServer/port``).
+    public var port: UInt16 = 8080
+
+    /// libmicrohttpd worker threads, each with its own epoll loop; 1 runs a single polling thread.
+    public var threadPoolSize: Int = 2
+
+    /// Connections held at once, parked ones included (`MHD_OPTION_CONNECTION_LIMIT`).
+    public var connectionLimit: Int = 10_000
+
+    /// Connections held at once per client IP; 0 means unlimited (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`).
+    public var perClientConnectionLimit: Int = 0
+
+    /// Bytes of libmicrohttpd memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`).
+    ///
+    /// It holds the request head and the I/O buffers: with the default 8 KiB, a request head (request line plus
+    /// header fields) over about 3.5 KiB is answered by libmicrohttpd itself with 431 (and a longer URL with
+    /// 414), so raise this if clients send big cookies.
+    public var connectionMemoryLimit: Int = 8 * 1024
+
+    /// Seconds a connection may sit idle before libmicrohttpd closes it; 0 means never
+    /// (`MHD_OPTION_CONNECTION_TIMEOUT`). Parked (suspended) connections never time out.
+    ///
+    /// Keep it non-zero: libmicrohttpd 0.9.75 does not always notice a client that leaves in the middle of a
+    /// request (a partial head or body) and keeps such sockets in CLOSE-WAIT until this timeout reaps them;
+    /// with 0 they leak.
+    public var connectionTimeout: Int = 60
+
+    /// The largest request body accepted; larger bodies get a 413 problem without reaching the handler.
+    public var maxBodySize: Int = 1 << 20
+
+    /// The `listen(2)` backlog (`MHD_OPTION_LISTEN_BACKLOG_SIZE`).
+    public var listenBacklog: Int = 1024
+
+    /// Whether to watch parked connections for their client leaving.
+    ///
+    /// libmicrohttpd stops watching a suspended socket, so without this a client that leaves a long-poll or an
+    /// idle event stream is only noticed when the next response is written to it. With it, a dedicated thread
+    /// watches parked sockets with epoll (`EPOLLRDHUP`) and ends such requests at once, which runs their
+    /// ``Responder/onTermination(_:)`` and ``ResponseStream/onTermination(_:)`` handlers.
+    public var detectsDisconnectedParkedClients: Bool = true
+
+    /// How long ``HTTPServer/stop(answeringPendingWith:)`` waits for parked requests and open streams to
+    /// deliver their last response before it closes every connection.
+    public var stopGracePeriod: Duration = .seconds(2)
+
+    /// Receives one-line descriptions of problems the transport handled on its own (a header libmicrohttpd
+    /// rejected, a file that could not be opened), so the layer above can log them; called on any thread.
+    public var diagnostics: (@Sendable (String) -> Void)?
+
+    /// Creates the default configuration (127.0.0.1:8080, 2 threads, 10,000 connections).
+    public init() {}
+
+    /// Creates a configuration, naming only what differs from the defaults.
+    public init(
+        host: String = "127.0.0.1",
+        port: UInt16 = 8080,
+        threadPoolSize: Int = 2,
+        connectionLimit: Int = 10_000,
+        perClientConnectionLimit: Int = 0,
+        connectionMemoryLimit: Int = 8 * 1024,
+        connectionTimeout: Int = 60,
+        maxBodySize: Int = 1 << 20,
+        listenBacklog: Int = 1024,
+        detectsDisconnectedParkedClients: Bool = true,
+        stopGracePeriod: Duration = .seconds(2),
+        diagnostics: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.threadPoolSize = threadPoolSize
+        self.connectionLimit = connectionLimit
+        self.perClientConnectionLimit = perClientConnectionLimit
+        self.connectionMemoryLimit = connectionMemoryLimit
+        self.connectionTimeout = connectionTimeout
+        self.maxBodySize = maxBodySize
+        self.listenBacklog = listenBacklog
+        self.detectsDisconnectedParkedClients = detectsDisconnectedParkedClients
+        self.stopGracePeriod = stopGracePeriod
+        self.diagnostics = diagnostics
+    }
+}

@@ -1,0 +1,110 @@
+import CMicroHTTPD
+import Synchronization
+
+/// The state a running server shares with libmicrohttpd's callbacks.
+///
+/// libmicrohttpd gets a retained pointer to it as the access handler's and completion callback's closure, so
+/// it outlives every callback; ``HTTPServer`` releases that reference only after `MHD_stop_daemon` returned.
+final class ServerCore: Sendable {
+    /// Exchanges that may hold a suspended connection, so that `stop` can answer and resume them.
+    private struct Registry: Sendable {
+        var stoppingFallback: HTTPResponse?
+        var parked: [ObjectIdentifier: Responder] = [:]
+        var streams: [ObjectIdentifier: ResponseStream] = [:]
+    }
+
+    let configuration: HTTPServerConfiguration
+    let handler: any HTTPHandler
+    let watcher: DisconnectWatcher?
+    private let registry = Mutex(Registry())
+    private let suspended = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+
+    init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+        watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
+    }
+
+    /// Connections currently suspended (parked requests and idle streams).
+    var suspendedCount: Int { suspended.load(ordering: .acquiring) }
+
+    /// Whether any parked request or attached stream has yet to end.
+    var hasPendingExchanges: Bool {
+        registry.withLock { !$0.parked.isEmpty || !$0.streams.isEmpty }
+    }
+
+    /// The answer for requests while the server stops, `nil` while it runs.
+    var stoppingFallback: HTTPResponse? {
+        guard stopping.load(ordering: .acquiring) else { return nil }
+        return registry.withLock { $0.stoppingFallback }
+    }
+
+    /// Reports a problem the transport handled on its own.
+    func report(_ message: String) {
+        configuration.diagnostics?(message)
+    }
+
+    // MARK: - Suspend and resume
+
+    /// Suspends `connection` and starts watching its socket; must run inside a libmicrohttpd callback for it.
+    func park(_ connection: ConnectionHandle, watchedBy client: any ParkedClient) -> Parking {
+        suspended.add(1, ordering: .acquiringAndReleasing)
+        MHD_suspend_connection(connection.pointer)
+        var token: UInt64?
+        if let watcher {
+            let socket = cmhd_connection_socket(connection.pointer)
+            token = socket >= 0 ? watcher.watch(socket: socket, client: client) : nil
+        }
+        return Parking(connection: connection, watchToken: token)
+    }
+
+    /// Resumes a connection `park` suspended; callable from any thread, exactly once per parking.
+    func resume(_ parking: Parking) {
+        if let token = parking.watchToken {
+            watcher?.unwatch(token: token)
+        }
+        MHD_resume_connection(parking.connection.pointer)
+        suspended.subtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    // MARK: - Registry
+
+    /// Records a request about to park; returns the stopping fallback instead when the server is stopping.
+    func registerParked(_ responder: Responder) -> HTTPResponse? {
+        registry.withLock { registry in
+            if let fallback = registry.stoppingFallback { return fallback }
+            registry.parked[ObjectIdentifier(responder)] = responder
+            return nil
+        }
+    }
+
+    /// Forgets a parked request once it ended.
+    func unregisterParked(_ responder: Responder) {
+        _ = registry.withLock { $0.parked.removeValue(forKey: ObjectIdentifier(responder)) }
+    }
+
+    /// Records a stream about to be sent; `false` when the server is stopping (the stream must finish).
+    func registerStream(_ stream: ResponseStream) -> Bool {
+        registry.withLock { registry in
+            guard registry.stoppingFallback == nil else { return false }
+            registry.streams[ObjectIdentifier(stream)] = stream
+            return true
+        }
+    }
+
+    /// Forgets a stream once its response is gone.
+    func unregisterStream(_ stream: ResponseStream) {
+        _ = registry.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    /// Switches to stopping and returns everything that may be parked, to be answered and finished.
+    func beginStopping(fallback: HTTPResponse) -> (parked: [Responder], streams: [ResponseStream]) {
+        let snapshot = registry.withLock { registry in
+            registry.stoppingFallback = fallback
+            return (parked: Array(registry.parked.values), streams: Array(registry.streams.values))
+        }
+        stopping.store(true, ordering: .releasing)
+        return snapshot
+    }
+}

@@ -1,0 +1,56 @@
+/// Why a JSON action could not be turned into a typed ``StoreAction``.
+///
+/// The HTTP layer turns it into a 422 answer, so it names the offending type or field.
+public struct ActionDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, in the terms a client can act on.
+    public enum Reason: Sendable, Equatable {
+        /// The envelope is not `{"type": String, "payload": {...}}` (or an array of such).
+        case malformedEnvelope(String)
+        /// No action is registered under this wire name.
+        case unknownType(String)
+        /// The payload does not decode into the registered type; `field` is a dotted path (empty for the root).
+        case invalidPayload(type: String, field: String, problem: String)
+        /// A batch with no actions in it.
+        case emptyBatch
+    }
+
+    /// What went wrong.
+    public let reason: Reason
+    /// The position of the action in a batch, when the body was an array.
+    public let index: Int?
+
+    /// Creates an error for the action at `index` (nil for a single action).
+    public init(_ reason: Reason, index: Int? = nil) {
+        self.reason = reason
+        self.index = index
+    }
+
+    /// The action's wire name, when it is known.
+    public var actionType: String? {
+        switch reason {
+        case .unknownType(let type), .invalidPayload(let type, _, _): type
+        case .malformedEnvelope, .emptyBatch: nil
+        }
+    }
+
+    /// The offending payload field, when there is one.
+    public var field: String? {
+        if case .invalidPayload(_, let field, _) = reason { return field }
+        return nil
+    }
+
+    public var description: String {
+        let position = index.map { "action \($0): " } ?? ""
+        switch reason {
+        case .malformedEnvelope(let problem):
+            return "\(position)\(problem)"
+        case .unknownType(let type):
+            return "\(position)unknown action type '\(type)'"
+        case .invalidPayload(let type, let field, let problem):
+            let place = field.isEmpty ? "payload" : "payload field '\(field)'"
+            return "\(position)\(place) of '\(type)' is invalid: \(problem)"
+        case .emptyBatch:
+            return "a batch must contain at least one action"
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/// Everything needed to create the store of a new session: the app, as the server sees it.
+///
+/// ```swift
+/// let app = StoreDefinition(
+///     initialState: AppState(),
+///     reducer: AnyReducer(counterReducer.lifted(\.counter), userReducer.lifted(\.user)),
+///     middleware: [LoginMiddleware()],
+///     projections: views
+/// )
+/// ```
+public struct StoreDefinition<State: Sendable>: Sendable {
+    /// The state a new session starts with.
+    public var initialState: State
+    /// The composed reducers.
+    public var reducer: AnyReducer<State>
+    /// Middleware, run in order before the reducers.
+    public var middleware: [any Middleware<State>]
+    /// The named view-model factories.
+    public var projections: Projections<State>
+    /// The services effects use.
+    public var services: Services
+    /// Limits and hooks for every store.
+    public var configuration: StoreConfiguration
+    /// Action types clients may send beyond those reducers and typed middleware handle.
+    public var extraActions: ActionRegistry
+
+    /// Describes an app.
+    public init(
+        initialState: State,
+        reducer: AnyReducer<State>,
+        middleware: [any Middleware<State>] = [],
+        projections: Projections<State>,
+        services: Services = Services(),
+        configuration: StoreConfiguration = StoreConfiguration(),
+        extraActions: ActionRegistry = ActionRegistry()
+    ) {
+        self.initialState = initialState
+        self.reducer = reducer
+        self.middleware = middleware
+        self.projections = projections
+        self.services = services
+        self.configuration = configuration
+        self.extraActions = extraActions
+    }
+
+    /// Every action type a client may send: those of the reducers, the typed middleware and
+    /// ``extraActions``.
+    public var actions: ActionRegistry {
+        var registry = reducer.actions
+        for middleware in middleware { middleware.registerActions(in: &registry) }
+        registry.merge(extraActions)
+        return registry
+    }
+
+    /// Creates a store for a new session, or for a restored one at `state` and `version`.
+    public func makeStore(state: State? = nil, version: UInt64 = 0) -> Store<State> {
+        Store(
+            state: state ?? initialState,
+            reducer: reducer,
+            middleware: middleware,
+            projections: projections,
+            services: services,
+            configuration: configuration,
+            version: version
+        )
+    }
+}

@@ -1,0 +1,103 @@
+import Synchronization
+
+/// Runs a store's effects as tasks the store owns, so that closing the store cancels them all.
+final class EffectRunner: Sendable {
+    private struct Table {
+        var tasks: [UInt64: Task<Void, Never>] = [:]
+        var keysByID: [String: UInt64] = [:]
+        var nextKey: UInt64 = 0
+        var isClosed = false
+        var windowStart = ContinuousClock.now
+        var followUpsInWindow = 0
+    }
+
+    private let table = Mutex(Table())
+    private let configuration: StoreConfiguration
+
+    init(configuration: StoreConfiguration) {
+        self.configuration = configuration
+    }
+
+    var runningCount: Int { table.withLock { $0.tasks.count } }
+
+    /// Carries out the effect requests of one committed dispatch, in order.
+    func perform(_ requests: [EffectRequest], context: EffectContext) {
+        var refused: [EffectError] = []
+        var cancelled: [Task<Void, Never>] = []
+        table.withLock { table in
+            for request in requests {
+                switch request {
+                case .cancel(let id):
+                    if let key = table.keysByID.removeValue(forKey: id), let task = table.tasks.removeValue(forKey: key) {
+                        cancelled.append(task)
+                    }
+                case .start(let effect):
+                    guard !table.isClosed else { continue }
+                    if let id = effect.id, let key = table.keysByID.removeValue(forKey: id),
+                        let task = table.tasks.removeValue(forKey: key)
+                    {
+                        cancelled.append(task)
+                    }
+                    guard table.tasks.count < configuration.maxRunningEffects else {
+                        let limit = configuration.maxRunningEffects
+                        refused.append(EffectError(reason: .tooManyEffects(limit: limit), effectID: effect.id))
+                        continue
+                    }
+                    table.nextKey += 1
+                    let key = table.nextKey
+                    if let id = effect.id { table.keysByID[id] = key }
+                    table.tasks[key] = Task { [self] in
+                        await self.run(effect, key: key, context: context)
+                    }
+                }
+            }
+        }
+        for task in cancelled { task.cancel() }
+        for error in refused { configuration.onEffectError(error) }
+    }
+
+    private func run(_ effect: Effect, key: UInt64, context: EffectContext) async {
+        do {
+            try await effect.operation(context)
+        } catch is CancellationError {
+            // Cancelled by its owner: not a failure.
+        } catch {
+            if !Task.isCancelled {
+                configuration.onEffectError(EffectError(reason: .threw(error), effectID: effect.id))
+            }
+        }
+        table.withLock { table in
+            table.tasks[key] = nil
+            if let id = effect.id, table.keysByID[id] == key { table.keysByID[id] = nil }
+        }
+    }
+
+    /// Counts one follow-up dispatch; false (and a report) when effects exceed the per-second limit.
+    func admitFollowUp() -> Bool {
+        let admitted = table.withLock { table in
+            let now = ContinuousClock.now
+            if now - table.windowStart >= .seconds(1) {
+                table.windowStart = now
+                table.followUpsInWindow = 0
+            }
+            table.followUpsInWindow += 1
+            return table.followUpsInWindow <= configuration.maxFollowUpsPerSecond
+        }
+        if !admitted {
+            let limit = configuration.maxFollowUpsPerSecond
+            configuration.onEffectError(EffectError(reason: .followUpLimitExceeded(limit: limit), effectID: nil))
+        }
+        return admitted
+    }
+
+    /// Cancels every running effect and refuses new ones.
+    func cancelAll() {
+        let tasks = table.withLock { table in
+            table.isClosed = true
+            table.keysByID.removeAll()
+            defer { table.tasks.removeAll() }
+            return Array(table.tasks.values)
+        }
+        for task in tasks { task.cancel() }
+    }
+}

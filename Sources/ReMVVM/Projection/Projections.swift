@@ -1,0 +1,75 @@
+/// The app's named view-model factories: ReMVVM's `ViewModelFactory`, keyed by view name.
+///
+/// ```swift
+/// var views = Projections<AppState>()
+/// views.add("counter", from: \.counter) { CounterViewModel(counter: String($0)) }
+/// ```
+/// A factory reading a substate (`from: \.counter`) is recomputed only when that substate
+/// changes, which is what makes "which views changed" cheap to answer after every dispatch.
+public struct Projections<State>: Sendable {
+    private(set) var entries: [Projection<State>] = []
+    private var indexByName: [String: Int] = [:]
+
+    /// No projections yet.
+    public init() {}
+
+    /// The registered view names, in registration order.
+    public var names: [String] { entries.map(\.name) }
+
+    /// How many views are registered.
+    public var count: Int { entries.count }
+
+    /// Registers a view computed from a substate; `source` is typically a key path such as `\.counter`.
+    ///
+    /// Registering a name again replaces the earlier factory. At most ``ViewSet/capacity``
+    /// views can be registered; more is a programming error caught when the app is defined.
+    public mutating func add<Substate: Equatable & SendableMetatype, Model: ViewModel>(
+        _ name: String,
+        from source: @escaping @Sendable (State) -> Substate,
+        _ factory: @escaping @Sendable (Substate) -> Model
+    ) {
+        insert(Projection(name: name, source: source, factory: factory))
+    }
+
+    /// Registers a view computed from the whole state (recomputed and compared after every dispatch).
+    public mutating func add<Model: ViewModel>(_ name: String, _ factory: @escaping @Sendable (State) -> Model) {
+        insert(Projection(name: name, factory: factory))
+    }
+
+    /// The index of the view called `name`.
+    public func index(of name: String) -> Int? { indexByName[name] }
+
+    /// The set of views with these names, or the first unknown name.
+    public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
+        var set = ViewSet.none
+        for name in names {
+            guard let index = indexByName[name] else { return .failure(UnknownViewError(name: name)) }
+            set.insert(index)
+        }
+        return .success(set)
+    }
+
+    /// Every registered view.
+    public var all: ViewSet { .all(entries.count) }
+
+    private mutating func insert(_ projection: Projection<State>) {
+        if let index = indexByName[projection.name] {
+            entries[index] = projection
+            return
+        }
+        precondition(entries.count < ViewSet.capacity, "a store supports at most \(ViewSet.capacity) views")
+        indexByName[projection.name] = entries.count
+        entries.append(projection)
+    }
+}
+
+/// A view name that no projection is registered under.
+public struct UnknownViewError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The name that was asked for.
+    public let name: String
+
+    /// An error for the unknown view `name`.
+    public init(name: String) { self.name = name }
+
+    public var description: String { "unknown view '\(name)'" }
+}

@@ -1,0 +1,48 @@
+/// Parked change waiters, grouped by the views they watch.
+///
+/// Waiters that watch the same views share a group, so waking after a commit costs one
+/// set test per distinct group rather than one per waiter.
+struct ChangeWaiters {
+    typealias Handler = @Sendable (StoreChange) -> Void
+
+    private var groups: [ViewSet: [UInt64: Handler]] = [:]
+    private var nextID: UInt64 = 0
+    private(set) var count = 0
+
+    mutating func add(views: ViewSet, handler: @escaping Handler) -> WaiterToken {
+        nextID += 1
+        groups[views, default: [:]][nextID] = handler
+        count += 1
+        return WaiterToken(id: nextID, views: views)
+    }
+
+    /// Removes a waiter; false if it was already woken or removed.
+    mutating func remove(_ token: WaiterToken) -> Bool {
+        guard groups[token.views]?.removeValue(forKey: token.id) != nil else { return false }
+        if groups[token.views]?.isEmpty == true { groups[token.views] = nil }
+        count -= 1
+        return true
+    }
+
+    /// Removes and returns every waiter watching one of `changed`, with the views it saw change.
+    mutating func take(changed: ViewSet) -> [(Handler, ViewSet)] {
+        guard count > 0 else { return [] }
+        var woken: [(Handler, ViewSet)] = []
+        for views in groups.keys where views.intersects(changed) {
+            guard let group = groups.removeValue(forKey: views) else { continue }
+            let seen = views.intersection(changed)
+            woken.reserveCapacity(woken.count + group.count)
+            for handler in group.values { woken.append((handler, seen)) }
+            count -= group.count
+        }
+        return woken
+    }
+
+    /// Removes and returns every waiter.
+    mutating func takeAll() -> [Handler] {
+        let all = groups.values.flatMap(\.values)
+        groups.removeAll()
+        count = 0
+        return all
+    }
+}

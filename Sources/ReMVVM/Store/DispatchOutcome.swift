@@ -1,0 +1,21 @@
+/// What happened to one action of a dispatch.
+public enum ActionResult: Sendable, Equatable {
+    /// The action went through the middleware and was reduced.
+    case applied
+    /// A middleware stopped the action; the state is unchanged by it.
+    case blocked(reason: String)
+}
+
+/// The answer to a dispatch: the version it produced, what happened to each action, and the
+/// requested views as of that version.
+public struct DispatchOutcome: Sendable {
+    /// The store's version right after this dispatch (unchanged if nothing was applied).
+    public let version: UInt64
+    /// One result per dispatched action, in order.
+    public let results: [ActionResult]
+    /// The requested views as of ``version``, in index order.
+    public let views: [ViewSnapshot]
+
+    /// Whether at least one action was applied, so that a new version was committed.
+    public var committed: Bool { results.contains(.applied) }
+}

@@ -1,0 +1,40 @@
+/// A store as the HTTP layer sees it: actions in, projections out, never the raw state.
+///
+/// ``Store`` conforms for every state type, so a server can hold the stores of its sessions
+/// without knowing the app's types.
+public protocol ProjectedStore: AnyObject, Sendable {
+    /// The version of the current state.
+    var version: UInt64 { get }
+    /// The registered view names, in index order.
+    var viewNames: [String] { get }
+    /// Every registered view.
+    var allViews: ViewSet { get }
+    /// How many change waiters are parked.
+    var parkedWaiters: Int { get }
+    /// How many effects are running.
+    var runningEffects: Int { get }
+    /// The views with these names, or the first unknown name.
+    func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError>
+    /// Dispatches actions as one batch; see ``Store/dispatch(_:views:expectedVersion:)``.
+    func dispatch(
+        _ actions: [any StoreAction],
+        views: ViewSet,
+        expectedVersion: UInt64?
+    ) throws(StoreError) -> DispatchOutcome
+    /// The current snapshots of `views` read atomically with the version.
+    func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot])
+    /// The current snapshots of `views` and their snapshots at `since`, if kept.
+    func views(_ views: ViewSet, since: UInt64?) -> ViewsSince
+    /// Parks a change waiter; see ``Store/waitForChange(after:views:handler:)``.
+    func waitForChange(
+        after version: UInt64,
+        views: ViewSet,
+        handler: @escaping @Sendable (StoreChange) -> Void
+    ) -> WaitRegistration
+    /// Removes a parked waiter.
+    @discardableResult func cancelWait(_ token: WaiterToken) -> Bool
+    /// Ends the store.
+    func close()
+}
+
+extension Store: ProjectedStore {}

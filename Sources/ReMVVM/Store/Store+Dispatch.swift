@@ -1,0 +1,128 @@
+import Synchronization
+
+extension Store {
+    /// Dispatches one action and returns what happened to it.
+    @discardableResult
+    public func dispatch(_ action: some StoreAction) throws(StoreError) -> DispatchOutcome {
+        try dispatch([action])
+    }
+
+    /// Dispatches actions as one batch: reduced in order and committed as one version.
+    ///
+    /// - Parameters:
+    ///   - actions: The actions, in order. A blocked action is skipped; the others still apply.
+    ///   - views: Views to return as of the committed version.
+    ///   - expectedVersion: If set, nothing is applied unless the store is at this version.
+    /// - Throws: ``StoreError`` when the store is closed or not at `expectedVersion`.
+    @discardableResult
+    public func dispatch(
+        _ actions: [any StoreAction],
+        views: ViewSet = .none,
+        expectedVersion: UInt64? = nil
+    ) throws(StoreError) -> DispatchOutcome {
+        let commit = try core.withLock { (core: inout StoreCore<State>) throws(StoreError) -> Commit in
+            try reduce(actions, into: &core, views: views, expectedVersion: expectedVersion)
+        }
+        for (waiter, changed) in commit.woken {
+            waiter(.changed(version: commit.outcome.version, views: changed))
+        }
+        if !commit.effects.isEmpty {
+            effects.perform(commit.effects, context: effectContext())
+        }
+        return commit.outcome
+    }
+
+    /// The result of one locked dispatch, carried out once the lock is released.
+    struct Commit: Sendable {
+        let outcome: DispatchOutcome
+        let woken: [(ChangeWaiters.Handler, ViewSet)]
+        let effects: [EffectRequest]
+    }
+
+    private func reduce(
+        _ actions: [any StoreAction],
+        into core: inout StoreCore<State>,
+        views: ViewSet,
+        expectedVersion: UInt64?
+    ) throws(StoreError) -> Commit {
+        guard !core.isClosed else { throw .closed(at: core.version) }
+        if let expectedVersion, expectedVersion != core.version {
+            throw .versionMismatch(current: core.version)
+        }
+        let old = core.state
+        var results: [ActionResult] = []
+        results.reserveCapacity(actions.count)
+        var requests: [EffectRequest] = []
+        var applied = false
+        var reduced: [any StoreAction] = []
+        let recording = !core.commitListeners.isEmpty
+        for action in actions {
+            var passed: any StoreAction = action
+            if !middleware.isEmpty {
+                var context = MiddlewareContext(state: core.state, services: services)
+                let result = runMiddleware(action, context: &context)
+                requests.append(contentsOf: context.requests)
+                guard case .next(let next) = result else {
+                    if case .block(let reason) = result { results.append(.blocked(reason: reason)) }
+                    continue
+                }
+                passed = next
+            }
+            _ = reducer.reduce(&core.state, with: passed)
+            if recording { reduced.append(passed) }
+            results.append(.applied)
+            applied = true
+        }
+        var woken: [(ChangeWaiters.Handler, ViewSet)] = []
+        if applied {
+            core.version += 1
+            if recording {
+                let record = CommitRecord(version: core.version, actions: reduced)
+                for listener in core.commitListeners { listener(record) }
+            }
+            let changed = updateViews(from: old, core: &core)
+            for observer in core.observers { observer.notify(old, core.state, core.version) }
+            if !changed.isEmpty { woken = core.waiters.take(changed: changed) }
+        }
+        let snapshots = views.isEmpty ? [] : views.map { core.views[$0].current }
+        return Commit(
+            outcome: DispatchOutcome(version: core.version, results: results, views: snapshots),
+            woken: woken,
+            effects: requests
+        )
+    }
+
+    private func runMiddleware(_ action: any StoreAction, context: inout MiddlewareContext<State>) -> MiddlewareResult {
+        var current = action
+        for middleware in middleware {
+            switch middleware.handle(current, context: &context) {
+            case .next(let next): current = next
+            case .block(let reason): return .block(reason: reason)
+            }
+        }
+        return .next(current)
+    }
+
+    /// Recomputes the views whose inputs changed; returns those whose view model really changed.
+    private func updateViews(from old: State, core: inout StoreCore<State>) -> ViewSet {
+        var changed = ViewSet.none
+        let entries = projections.entries
+        for index in entries.indices {
+            let projection = entries[index]
+            let current = core.views[index].current
+            guard let model = projection.update(old, core.state, current.viewModel) else { continue }
+            let snapshot = ViewSnapshot(name: projection.name, version: core.version, viewModel: model)
+            core.views[index].append(snapshot, limit: configuration.historyLimit)
+            changed.insert(index)
+        }
+        return changed
+    }
+
+    /// The context effects get: the services and a weak way back into this store.
+    func effectContext() -> EffectContext {
+        EffectContext(services: services) { [weak self] actions in
+            guard let self, self.effects.admitFollowUp() else { return nil }
+            return try? self.dispatch(actions)
+        }
+    }
+}

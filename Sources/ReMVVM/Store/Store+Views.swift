@@ -1,0 +1,53 @@
+import Synchronization
+
+/// Views of a store at its current version, and at an earlier one when it is still kept.
+public struct ViewsSince: Sendable {
+    /// The store's version when the views were read.
+    public let version: UInt64
+    /// The current snapshot of each requested view, in index order.
+    public let current: [ViewSnapshot]
+    /// The snapshot of each requested view at the earlier version, in the same order; nil if
+    /// any of them is older than the kept history (the client must be reset).
+    public let past: [ViewSnapshot]?
+}
+
+extension Store {
+    /// The registered view names, in index order.
+    public var viewNames: [String] { projections.names }
+
+    /// Every registered view.
+    public var allViews: ViewSet { projections.all }
+
+    /// The views with these names, or the first unknown name.
+    public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
+        projections.viewSet(named: names)
+    }
+
+    /// The current snapshots of `views`, read atomically with the version.
+    public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) {
+        core.withLock { core in (core.version, views.map { core.views[$0].current }) }
+    }
+
+    /// The current snapshots of `views` and, when `since` is given, their snapshots at `since`.
+    public func views(_ views: ViewSet, since: UInt64?) -> ViewsSince {
+        core.withLock { core in
+            let current = views.map { core.views[$0].current }
+            guard let since else { return ViewsSince(version: core.version, current: current, past: nil) }
+            var past: [ViewSnapshot] = []
+            past.reserveCapacity(current.count)
+            for index in views {
+                guard let snapshot = core.views[index].snapshot(at: since) else {
+                    return ViewsSince(version: core.version, current: current, past: nil)
+                }
+                past.append(snapshot)
+            }
+            return ViewsSince(version: core.version, current: current, past: past)
+        }
+    }
+
+    /// A view model computed from the current state, for tests and inspectors.
+    public func viewModel(named name: String) -> (any ViewModel)? {
+        guard let index = projections.index(of: name) else { return nil }
+        return core.withLock { $0.views[index].current.viewModel }
+    }
+}

@@ -1,0 +1,82 @@
+import Synchronization
+
+/// Holds one session's immutable state and is the only place it changes.
+///
+/// Dispatch is serial: actions are applied strictly one at a time in arrival order under a
+/// lock held for the reducers' nanoseconds, so concurrent dispatchers never lose an update and
+/// every committed change gets the next version. Middleware runs first and may block or
+/// transform an action or start effects; after the reducers, the store works out which views
+/// changed, computes each changed one once, tells observers, and wakes the waiters watching it.
+public final class Store<State: Sendable>: Sendable {
+    let reducer: AnyReducer<State>
+    let middleware: [any Middleware<State>]
+    let projections: Projections<State>
+    /// The services effects use.
+    public let services: Services
+    let configuration: StoreConfiguration
+    let core: Mutex<StoreCore<State>>
+    let effects: EffectRunner
+
+    /// Creates a store holding `state` at `version`.
+    ///
+    /// - Parameters:
+    ///   - state: The initial (or restored) state.
+    ///   - reducer: The composed reducers.
+    ///   - middleware: Run in order before the reducers for every action.
+    ///   - projections: The app's named view-model factories.
+    ///   - services: What effects use; replace services here in tests.
+    ///   - configuration: Limits and the effect error hook.
+    ///   - version: The version of `state`; 0 for a new session.
+    public init(
+        state: State,
+        reducer: AnyReducer<State>,
+        middleware: [any Middleware<State>] = [],
+        projections: Projections<State> = Projections(),
+        services: Services = Services(),
+        configuration: StoreConfiguration = StoreConfiguration(),
+        version: UInt64 = 0
+    ) {
+        self.reducer = reducer
+        self.middleware = middleware
+        self.projections = projections
+        self.services = services
+        self.configuration = configuration
+        let views = projections.entries.map { projection in
+            ViewHistory(initial: ViewSnapshot(name: projection.name, version: version, viewModel: projection.make(state)))
+        }
+        core = Mutex(StoreCore(state: state, version: version, views: views))
+        effects = EffectRunner(configuration: configuration)
+    }
+
+    /// The current state.
+    public var state: State { core.withLock { $0.state } }
+
+    /// The version of the current state: the number of commits since the session began.
+    public var version: UInt64 { core.withLock { $0.version } }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { core.withLock { $0.isClosed } }
+
+    /// How many change waiters are parked.
+    public var parkedWaiters: Int { core.withLock { $0.waiters.count } }
+
+    /// How many effects are running.
+    public var runningEffects: Int { effects.runningCount }
+
+    /// Ends the store: cancels its effects, wakes every waiter with ``StoreChange/closed(version:)``
+    /// and refuses further dispatches. Idempotent.
+    public func close() {
+        let (waiters, version) = core.withLock { core -> ([ChangeWaiters.Handler], UInt64) in
+            guard !core.isClosed else { return ([], core.version) }
+            core.isClosed = true
+            core.observers.removeAll()
+            return (core.waiters.takeAll(), core.version)
+        }
+        effects.cancelAll()
+        for waiter in waiters { waiter(.closed(version: version)) }
+    }
+
+    deinit {
+        effects.cancelAll()
+    }
+}

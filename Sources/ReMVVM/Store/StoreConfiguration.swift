@@ -1,0 +1,17 @@
+/// Limits and hooks of one store.
+public struct StoreConfiguration: Sendable {
+    /// How many past values of each view are kept, so that a client behind by a few versions
+    /// gets a patch rather than a reset.
+    public var historyLimit: Int = 128
+    /// How many effects may run at once; more are refused and reported (a session cannot
+    /// exhaust the server's tasks).
+    public var maxRunningEffects: Int = 64
+    /// How many follow-up actions effects may dispatch within one second; more are dropped
+    /// and reported, which cuts a runaway effect loop.
+    public var maxFollowUpsPerSecond: Int = 1_000
+    /// Told about every effect that failed or was refused. Called on the effect's task.
+    public var onEffectError: @Sendable (EffectError) -> Void = { _ in }
+
+    /// The defaults: 128 kept values per view, 64 running effects, 1,000 follow-ups per second.
+    public init() {}
+}

@@ -1,0 +1,113 @@
+import ExampleApp
+import ReMVVM
+import ReMVVMTesting
+import Testing
+
+/// A quote service for tests: answers at once, or fails for the category "broken".
+struct StubQuotes: QuoteService {
+    let mock = MockService<String, String> { category in
+        if category == "broken" { throw LocalQuoteService.Failure(category: category) }
+        return "A stub quote about \(category)."
+    }
+
+    func quote(category: String) async throws -> String { try await mock(category) }
+}
+
+@Suite("Example app")
+struct ExampleAppTests {
+    let quotes = StubQuotes()
+
+    func makeStore() -> TestStore<AppState> {
+        var services = Services()
+        services.quotes = quotes
+        services.clock = ImmediateClock()
+        return TestStore(ExampleApp.definition(services: services))
+    }
+
+    @Test func counterIncreasesDecreasesAndSets() throws {
+        let store = makeStore()
+        try store.send(CounterAction.Increase()) { $0.counter = 1 }
+        try store.send(CounterAction.Increase()) { $0.counter = 2 }
+        try store.send(CounterAction.Decrease()) { $0.counter = 1 }
+        try store.send(CounterAction.Set(value: 42)) { $0.counter = 42 }
+        #expect(try store.view("counter", as: CounterViewModel.self) == CounterViewModel(42))
+    }
+
+    @Test func loginWithAnEmptyNameIsBlockedWithAReason() throws {
+        let store = makeStore()
+        let outcome = try store.send(UserAction.Login(firstName: "Ada", lastName: "  "))
+        #expect(outcome.results == [.blocked(reason: "first name and last name are required")])
+        #expect(try store.view("greeting", as: GreetingViewModel.self).text == "")
+    }
+
+    @Test func loginGreetsAndLogoutClears() throws {
+        let store = makeStore()
+        try store.send(UserAction.Login(firstName: " Ada", lastName: "Lovelace")) {
+            $0.user.firstName = "Ada"
+            $0.user.lastName = "Lovelace"
+            $0.user.loggedIn = true
+        }
+        #expect(try store.view("greeting", as: GreetingViewModel.self).text == "Hello Ada Lovelace")
+        try store.send(UserAction.Logout()) { $0.user = UserState() }
+        #expect(try store.view("login", as: LoginViewModel.self).firstName == "")
+    }
+
+    @Test func quoteLoadsThroughTheInjectedService() async throws {
+        let store = makeStore()
+        try store.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
+        #expect(try store.view("quote", as: QuoteViewModel.self).loading)
+        try await store.receive(QuoteAction.Loaded.self) {
+            $0.quote.loading = false
+            $0.quote.text = "A stub quote about science."
+        }
+        #expect(quotes.mock.calls == ["science"])
+        try store.assertNoPendingActions()
+    }
+
+    @Test func quoteFailureReachesTheView() async throws {
+        let store = makeStore()
+        try store.send(QuoteAction.Load(category: "broken")) { $0.quote.loading = true }
+        try await store.receive(QuoteAction.Failed.self) {
+            $0.quote.loading = false
+            $0.quote.error = "no quotes about 'broken'"
+        }
+        #expect(try store.view("quote", as: QuoteViewModel.self).error == "no quotes about 'broken'")
+    }
+
+    @Test func showProfilePresentsLoginWhenLoggedOutAndPushesWhenLoggedIn() throws {
+        let store = makeStore()
+        try store.send(ProfileAction.Show()) { $0.navigation.showModal(Screen("login")) }
+        try store.send(UserAction.Login(firstName: "Ada", lastName: "Lovelace")) {
+            $0.user.firstName = "Ada"
+            $0.user.lastName = "Lovelace"
+            $0.user.loggedIn = true
+            $0.navigation.dismissModal()
+        }
+        try store.send(ProfileAction.Show()) {
+            $0.navigation.push(Screen("profile", params: ["name": "Ada Lovelace"]))
+        }
+        let navigation = try store.view("navigation", as: NavigationViewModel.self)
+        #expect(navigation.stack.map(\.title) == ["Home", "Profile"])
+        let again = try store.send(ProfileAction.Show())
+        #expect(again.results == [.blocked(reason: "the profile is already shown")])
+    }
+
+    @Test func localQuoteServiceIsDeterministic() async throws {
+        let service = LocalQuoteService(delay: .zero, clock: ImmediateClock())
+        let first = try await service.quote(category: "humor")
+        let second = try await service.quote(category: "humor")
+        let third = try await service.quote(category: "humor")
+        #expect(first != second)
+        #expect(first == third)
+        await #expect(throws: LocalQuoteService.Failure.self) { try await service.quote(category: "poetry") }
+    }
+
+    @Test func everyActionTheClientSendsIsRegistered() {
+        let names = ExampleApp.definition().actions.wireNames
+        #expect(names.contains("counter/increase"))
+        #expect(names.contains("quote/load"))
+        #expect(names.contains("profile/show"))
+        #expect(names.contains("navigation/selectTab"))
+        #expect(names.count == 15)
+    }
+}

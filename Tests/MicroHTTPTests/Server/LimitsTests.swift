@@ -1,0 +1,122 @@
+import MicroHTTP
+import Testing
+
+@Suite("Limits and hostile input")
+struct LimitsTests {
+    private static let bodySize: @Sendable (HTTPRequest, Responder) -> Void = { request, responder in
+        responder.respond(.text("\(request.body.count)"))
+    }
+
+    @Test func declaredBodyOverTheLimitGets413AndTheServerKeepsServing() throws {
+        let called = Shared(0)
+        try withServer(
+            { $0.maxBodySize = 100 },
+            handler: { request, responder in
+                called.update { $0 += 1 }
+                responder.respond(.text("\(request.body.count)"))
+            }
+        ) { server in
+            let client = try TestHTTPClient(port: server.port)
+            let response = try client.request("POST", "/upload", body: [UInt8](repeating: 0x61, count: 101))
+            #expect(response.status == 413)
+            #expect(response.header("Content-Type") == "application/problem+json")
+            #expect(
+                response.text
+                    == #"{"type":"about:blank","title":"Payload Too Large","status":413,"detail":"request body exceeds 100 bytes"}"#
+            )
+            #expect(called.value == 0)
+            let fresh = try TestHTTPClient(port: server.port)
+            let accepted = try fresh.request("POST", "/upload", body: [UInt8](repeating: 0x61, count: 100))
+            #expect(accepted.status == 200 && accepted.text == "100")
+        }
+    }
+
+    @Test func hugeDeclaredLengthIsAnsweredWithoutWaitingForTheBody() throws {
+        try withServer({ $0.maxBodySize = 100 }, handler: Self.bodySize) { server in
+            let client = try TestHTTPClient(port: server.port)
+            try client.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n")
+            #expect(try client.readResponse().status == 413)
+        }
+    }
+
+    @Test func chunkedBodyOverTheLimitGets413() throws {
+        try withServer({ $0.maxBodySize = 10 }, handler: Self.bodySize) { server in
+            let client = try TestHTTPClient(port: server.port)
+            let chunk = String(repeating: "z", count: 8)
+            try client.send(
+                "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "8\r\n\(chunk)\r\n8\r\n\(chunk)\r\n0\r\n\r\n")
+            #expect(try client.readResponse().status == 413)
+            let small = try TestHTTPClient(port: server.port)
+            try small.send(
+                "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+            #expect(try small.readResponse().text == "5")
+        }
+    }
+
+    @Test(arguments: [
+        "\u{0}\u{1}\u{2}garbage\r\n\r\n",
+        "GET\r\n\r\n",
+        "GET / HTTP/9.9\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: banana\r\n\r\n",
+        "GET / HTTP/1.1\r\nBad Header Line\r\n\r\n",
+        "GET /" + String(repeating: "a", count: 20_000) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+    ])
+    func malformedRequestsDoNotCrashAndTheNextRequestWorks(_ garbage: String) throws {
+        try withServer(handler: Self.bodySize) { server in
+            let bad = try TestHTTPClient(port: server.port)
+            try? bad.send(garbage)
+            _ = bad.waitForClose(timeout: .milliseconds(300))
+            let good = try TestHTTPClient(port: server.port)
+            #expect(try good.request("GET", "/").status == 200)
+        }
+    }
+
+    @Test func halfSentRequestsThatDisconnectDoNotCrash() throws {
+        try withServer(handler: Self.bodySize) { server in
+            for partial in ["GET / HT", "POST / HTTP/1.1\r\nContent-Length: 50\r\n\r\nonly-part"] {
+                let client = try TestHTTPClient(port: server.port)
+                try client.send(partial)
+                client.close()
+            }
+            #expect(try TestHTTPClient(port: server.port).request("POST", "/", body: [1, 2, 3]).text == "3")
+        }
+    }
+
+    @Test func connectionsBeyondThePerClientLimitAreClosedUnanswered() throws {
+        try withServer({ $0.perClientConnectionLimit = 2 }, handler: { _, _ in }) { server in
+            let parked = try (0..<2).map { _ in try TestHTTPClient(port: server.port) }
+            for client in parked {
+                try client.sendRequest("GET", "/poll")
+            }
+            #expect(eventually { server.suspendedConnections == 2 })
+            let third = try TestHTTPClient(port: server.port)
+            try? third.sendRequest("GET", "/poll")
+            #expect(third.waitForClose(timeout: .seconds(2)))
+        }
+    }
+
+    @Test func requestHeadTooBigForTheConnectionMemoryGets431() throws {
+        try withServer(handler: Self.bodySize) { server in
+            let client = try TestHTTPClient(port: server.port)
+            let response = try client.request("GET", "/", headers: [("Cookie", String(repeating: "c", count: 5000))])
+            #expect(response.status == 431)
+            let roomier = try TestHTTPClient(port: server.port)
+            let fits = try roomier.request("GET", "/", headers: [("Cookie", String(repeating: "c", count: 3000))])
+            #expect(fits.status == 200)
+        }
+    }
+
+    /// libmicrohttpd 0.9.75 sometimes misses the end of stream of a client that leaves mid-request; the idle
+    /// timeout is what reclaims such connections.
+    @Test func clientsLeavingMidRequestAreReclaimedByTheIdleTimeout() throws {
+        try withServer({ $0.connectionTimeout = 1 }, handler: Self.bodySize) { server in
+            for _ in 0..<20 {
+                let client = try TestHTTPClient(port: server.port)
+                try client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf")
+                client.close()
+            }
+            #expect(eventually(timeout: .seconds(5)) { server.openConnections == 0 })
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+
+@testable import MicroHTTP
+
+@Suite("StreamState")
+struct StreamStateTests {
+    private static let parking = Parking(
+        connection: ConnectionHandle(
+            pointer: OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))), watchToken: nil)
+
+    private func read(_ state: inout StreamState, max: Int = 64) -> (StreamState.ReadResult, [UInt8]) {
+        var bytes = [UInt8](repeating: 0, count: max)
+        let result = bytes.withUnsafeMutableBytes { state.read(into: $0) }
+        if case .bytes(let count) = result {
+            return (result, Array(bytes[..<count]))
+        }
+        return (result, [])
+    }
+
+    @Test func readsDrainWritesInOrderWithinTheReadersLimit() {
+        var state = StreamState(maxBufferedBytes: 1024)
+        #expect(state.write([1, 2, 3]) == .buffered)
+        #expect(state.write([4, 5]) == .buffered)
+        #expect(read(&state, max: 4).1 == [1, 2, 3, 4])
+        #expect(read(&state, max: 4).1 == [5])
+        #expect(read(&state).0 == .park)
+    }
+
+    @Test func writeToAParkedReaderAsksForAResume() {
+        var state = StreamState(maxBufferedBytes: 1024)
+        #expect(read(&state).0 == .park)
+        state.didPark(Self.parking)
+        #expect(state.write([9]) == .resume(Self.parking))
+        #expect(state.write([10]) == .buffered)
+        #expect(read(&state).1 == [9, 10])
+    }
+
+    @Test func finishResumesAParkedReaderAndEndsAfterTheBufferDrains() {
+        var state = StreamState(maxBufferedBytes: 1024)
+        _ = state.write([1])
+        #expect(read(&state).1 == [1])
+        #expect(read(&state).0 == .park)
+        state.didPark(Self.parking)
+        #expect(state.finish() == Self.parking)
+        #expect(state.write([2]) == .rejected)
+        #expect(read(&state).0 == .endOfStream)
+    }
+
+    @Test func bufferedBytesAreSentBeforeTheEnd() {
+        var state = StreamState(maxBufferedBytes: 1024)
+        _ = state.write([1, 2])
+        #expect(state.finish() == nil)
+        #expect(read(&state).1 == [1, 2])
+        #expect(read(&state).0 == .endOfStream)
+    }
+
+    @Test func exceedingTheBufferLimitAbortsTheStream() {
+        var state = StreamState(maxBufferedBytes: 4)
+        #expect(state.write([1, 2, 3]) == .buffered)
+        #expect(state.write([4, 5]) == .rejected)
+        #expect(read(&state).0 == .abort)
+        #expect(state.write([6]) == .rejected)
+    }
+
+    @Test func clientLeavingAParkedReaderAborts() {
+        var state = StreamState(maxBufferedBytes: 1024)
+        #expect(state.clientDisappeared() == nil)
+        #expect(read(&state).0 == .park)
+        state.didPark(Self.parking)
+        #expect(state.clientDisappeared() == Self.parking)
+        #expect(read(&state).0 == .abort)
+    }
+
+    @Test func aStreamServesOneResponse() {
+        var state = StreamState(maxBufferedBytes: 1024)
+        let first = state.attach()
+        let second = state.attach()
+        #expect(first && !second)
+    }
+
+    @Test func terminationHandlersRunOnceAtTheEnd() {
+        var state = StreamState(maxBufferedBytes: 1024)
+        #expect(state.addTerminationHandler {})
+        #expect(state.end().count == 1)
+        #expect(state.isEnded)
+        #expect(!state.addTerminationHandler {})
+        #expect(state.write([1]) == .rejected)
+    }
+}

@@ -1,0 +1,90 @@
+import ReMVVM
+import Synchronization
+import Testing
+
+@Suite("Change stream")
+struct ChangeStreamTests {
+    @Test func waiterFilteredToCounterIsNotWokenByAnotherView() throws {
+        let store = makeDefinition().makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let woken = Locked<[StoreChange]>([])
+        guard case .parked = store.waitForChange(after: 0, views: counter, handler: { c in woken.withLock { $0.append(c) } })
+        else {
+            Issue.record("expected to park")
+            return
+        }
+        try store.dispatch(Rename(name: "Ada"))
+        #expect(woken.withLock { $0 }.isEmpty)
+        #expect(store.parkedWaiters == 1)
+        try store.dispatch(Increment())
+        #expect(woken.withLock { $0 } == [.changed(version: 2, views: counter)])
+        #expect(store.parkedWaiters == 0)
+    }
+
+    @Test func waitAfterAnOlderVersionIsReadyAtOnce() throws {
+        let store = makeDefinition().makeStore()
+        try store.dispatch(Increment())
+        let counter = try store.viewSet(named: ["counter"]).get()
+        guard case .ready(let change) = store.waitForChange(after: 0, views: counter, handler: { _ in }) else {
+            Issue.record("expected ready")
+            return
+        }
+        #expect(change == .changed(version: 1, views: counter))
+    }
+
+    @Test func manyWaitersAreWokenByOneDispatchAndCancelledOnesAreNot() throws {
+        let store = makeDefinition().makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let woken = Counter()
+        var tokens: [WaiterToken] = []
+        for _ in 0..<1_000 {
+            if case .parked(let token) = store.waitForChange(after: 0, views: counter, handler: { _ in woken.increment() }) {
+                tokens.append(token)
+            }
+        }
+        #expect(store.cancelWait(tokens[0]))
+        try store.dispatch(Increment())
+        #expect(woken.count == 999)
+        #expect(!store.cancelWait(tokens[1]), "already woken")
+    }
+
+    @Test func closeWakesWaitersWithClosed() throws {
+        let store = makeDefinition().makeStore()
+        let woken = Locked<StoreChange?>(nil)
+        _ = store.waitForChange(after: 0, views: store.allViews) { change in woken.withLock { $0 = change } }
+        store.close()
+        #expect(woken.withLock { $0 } == .closed(version: 0))
+    }
+
+    @Test func asyncNextChangeResumesOnChange() async throws {
+        let store = makeDefinition().makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        async let change = store.nextChange(after: 0, views: counter)
+        try await Task.sleep(for: .milliseconds(10))
+        try store.dispatch(Increment())
+        #expect(try await change == .changed(version: 1, views: counter))
+    }
+
+    @Test func asyncNextChangeHonoursCancellation() async throws {
+        let store = makeDefinition().makeStore()
+        let task = Task { try await store.nextChange(after: 0, views: store.allViews) }
+        try await Task.sleep(for: .milliseconds(10))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(store.parkedWaiters == 0)
+    }
+
+    @Test func observerIsToldOnlyWhenItsSubstateChanges() throws {
+        let store = makeDefinition().makeStore()
+        let seen = Locked<[(Int, UInt64)]>([])
+        let token = store.observe(\.counter) { value, version in seen.withLock { $0.append((value, version)) } }
+        try store.dispatch(Increment())
+        try store.dispatch(Rename(name: "x"))
+        try store.dispatch(Increment())
+        #expect(seen.withLock { $0.map(\.0) } == [1, 2])
+        #expect(seen.withLock { $0.map(\.1) } == [1, 3])
+        store.removeObserver(token)
+        try store.dispatch(Increment())
+        #expect(seen.withLock { $0.count } == 2)
+    }
+}

@@ -1,0 +1,53 @@
+import ReMVVM
+import Testing
+
+@Suite("Projections")
+struct ProjectionTests {
+    @Test func projectionsAreComputedOncePerVersionHoweverManyReadersAsk() throws {
+        let calls = Counter()
+        let store = makeDefinition(factoryCalls: calls).makeStore()
+        #expect(calls.count == 1)
+        try store.dispatch(Increment())
+        #expect(calls.count == 2)
+        for _ in 0..<100 {
+            _ = store.views(store.allViews)
+            _ = store.viewModel(named: "counter")
+        }
+        #expect(calls.count == 2)
+        try store.dispatch(Rename(name: "x"))
+        #expect(calls.count == 2, "a change to another substate does not recompute the counter view")
+    }
+
+    @Test func snapshotEncodesItsJSONOnceAndSharesIt() throws {
+        let store = makeDefinition().makeStore()
+        try store.dispatch(SetCount(value: 42))
+        let first = store.views(store.allViews).snapshots[0]
+        let second = store.views(store.allViews).snapshots[0]
+        #expect(first === second)
+        #expect(try first.json() == .object(["counter": .string("42")]))
+    }
+
+    @Test func unchangedViewModelDoesNotMakeANewSnapshot() throws {
+        let store = makeDefinition().makeStore()
+        try store.dispatch(SetCount(value: 0, note: "same value"))
+        #expect(store.changedViews(after: 0, among: store.allViews).isEmpty)
+    }
+
+    @Test func pastSnapshotsAreKeptUpToTheHistoryLimit() throws {
+        var configuration = StoreConfiguration()
+        configuration.historyLimit = 3
+        let store = makeDefinition(configuration: configuration).makeStore()
+        for _ in 0..<5 { try store.dispatch(Increment()) }
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let recent = store.views(counter, since: 3)
+        #expect((recent.past?.first?.viewModel as? CounterModel)?.counter == "3")
+        #expect(store.views(counter, since: 1).past == nil, "version 1 is older than the kept history")
+        let name = try store.viewSet(named: ["name"]).get()
+        #expect(store.views(name, since: 0).past?.count == 1, "an unchanged view keeps its only value")
+    }
+
+    @Test func unknownViewNameIsReported() {
+        let store = makeDefinition().makeStore()
+        #expect(store.viewSet(named: ["counter", "nope"]) == .failure(UnknownViewError(name: "nope")))
+    }
+}
