@@ -13,8 +13,14 @@ let package = Package(
     products: [
         .library(name: "ReMVVM", targets: ["ReMVVM"]),
         .library(name: "ReMVVMTesting", targets: ["ReMVVMTesting"]),
+        .library(name: "ReMVVMServer", targets: ["ReMVVMServer"]),
         .library(name: "ExampleApp", targets: ["ExampleApp"]),
+        .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "remvvm-bench", targets: ["remvvm-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // The pure store core: no HTTP, no C.
@@ -29,8 +35,26 @@ let package = Package(
         ),
         // The HTTP transport: the only module that touches libmicrohttpd's pointers.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strictSettings),
+        // The v1 API: sessions, dispatch, long-poll, SSE, static files, metrics.
+        .target(
+            name: "ReMVVMServer",
+            dependencies: [
+                "ReMVVM", "MicroHTTP",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The example app (counter, login, quote, navigation) as a library.
         .target(name: "ExampleApp", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "remvvm-server",
+            dependencies: [
+                "ReMVVM", "ReMVVMServer", "ExampleApp",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "remvvm-bench",
             dependencies: ["ReMVVM", "ExampleApp"],
@@ -39,5 +63,10 @@ let package = Package(
         .testTarget(name: "ReMVVMTests", dependencies: ["ReMVVM", "ReMVVMTesting"], swiftSettings: strictSettings),
         .testTarget(name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMTesting"], swiftSettings: strictSettings),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ReMVVMServerTests",
+            dependencies: ["ReMVVMServer", "ExampleApp"],
+            swiftSettings: strictSettings
+        ),
     ]
 )

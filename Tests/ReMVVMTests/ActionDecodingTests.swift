@@ -46,7 +46,17 @@ struct ActionDecodingTests {
         #expect(throws: expected) { try registry.decodeActions(from: Data(json.utf8)) }
     }
 
-    @Test(arguments: [#"{"type":"#, #"{"payload":{}}"#, #"{"type":3}"#, #"42"#, ""])
+    @Test(arguments: [#"{"type":"#, "", "{'type': 1}", #"{"type":"a"} x"#])
+    func invalidJSONIsReportedAsSuch(json: String) {
+        #expect {
+            try registry.decodeActions(from: Data(json.utf8))
+        } throws: { error in
+            guard let error = error as? ActionDecodingError, case .malformedJSON = error.reason else { return false }
+            return true
+        }
+    }
+
+    @Test(arguments: [#"{"payload":{}}"#, #"{"type":3}"#, #"42"#, #"[1]"#])
     func malformedEnvelopeIsATypedError(json: String) {
         #expect {
             try registry.decodeActions(from: Data(json.utf8))

@@ -4,6 +4,8 @@
 public struct ActionDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, in the terms a client can act on.
     public enum Reason: Sendable, Equatable {
+        /// The body is not valid JSON.
+        case malformedJSON(String)
         /// The envelope is not `{"type": String, "payload": {...}}` (or an array of such).
         case malformedEnvelope(String)
         /// No action is registered under this wire name.
@@ -29,7 +31,7 @@ public struct ActionDecodingError: Error, Sendable, Equatable, CustomStringConve
     public var actionType: String? {
         switch reason {
         case .unknownType(let type), .invalidPayload(let type, _, _): type
-        case .malformedEnvelope, .emptyBatch: nil
+        case .malformedJSON, .malformedEnvelope, .emptyBatch: nil
         }
     }
 
@@ -42,6 +44,8 @@ public struct ActionDecodingError: Error, Sendable, Equatable, CustomStringConve
     public var description: String {
         let position = index.map { "action \($0): " } ?? ""
         switch reason {
+        case .malformedJSON(let problem):
+            return "malformed JSON: \(problem)"
         case .malformedEnvelope(let problem):
             return "\(position)\(problem)"
         case .unknownType(let type):

@@ -41,6 +41,9 @@ public struct ActionRegistry: Sendable {
             return [try decoder.decode(ActionEnvelope.self, from: json).action]
         } catch let error as ActionDecodingError {
             throw error
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            let detail = context.underlyingError.map { "\($0)" } ?? context.debugDescription
+            throw ActionDecodingError(.malformedJSON(detail))
         } catch let error as DecodingError {
             throw ActionDecodingError(.malformedEnvelope(Self.describeEnvelopeError(error)))
         } catch {

@@ -1,0 +1,108 @@
+import Foundation
+import MicroHTTP
+import ReMVVM
+import Synchronization
+
+extension API {
+    /// `POST /v1/sessions/{id}/actions`: one action or a batch, answered once the reducers ran.
+    func dispatch(_ session: Session, _ exchange: Exchange) {
+        let request = exchange.request
+        guard request.method == "POST" else {
+            exchange.send(.methodNotAllowed(request.method, allowed: ["POST"]))
+            return
+        }
+        let contentType = request.headers["content-type"]
+        guard let contentType, Self.isJSON(contentType) else {
+            exchange.send(.unsupportedMediaType(contentType))
+            return
+        }
+        let key = request.headers["idempotency-key"]
+        if let key {
+            guard !key.isEmpty, key.utf8.count <= 255 else {
+                exchange.send(.badRequest("Idempotency-Key must be 1 to 255 characters", slug: "bad-idempotency-key"))
+                return
+            }
+            switch session.idempotency.withLock({ $0.begin(key: key, body: request.body) }) {
+            case .proceed: break
+            case .replay(let response):
+                exchange.send(response)
+                return
+            case .mismatch:
+                exchange.send(
+                    Problem(
+                        status: 422, slug: "idempotency-key-reused", title: "Unprocessable Content",
+                        detail: "Idempotency-Key '\(key)' was already used with another request body"))
+                return
+            case .inFlight:
+                exchange.send(
+                    Problem(
+                        status: 409, slug: "idempotency-key-in-flight", title: "Conflict",
+                        detail: "the first request with Idempotency-Key '\(key)' is still being processed"))
+                return
+            }
+        }
+        let response = dispatchResponse(session, request)
+        if let key {
+            session.idempotency.withLock { cache in
+                if response.status == 200 {
+                    cache.finish(key: key, body: request.body, response: response)
+                } else {
+                    cache.abandon(key: key)
+                }
+            }
+        }
+        metrics.observeDispatch(ContinuousClock.now - exchange.started)
+        exchange.send(response)
+    }
+
+    private func dispatchResponse(_ session: Session, _ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let views = try request.viewSelection(of: session.store)
+            let expected = try expectedVersion(request, session: session)
+            let decoded: [any StoreAction]
+            do {
+                decoded = try actions.decodeActions(from: Data(request.body))
+            } catch {
+                return Problem.invalidAction(error).response
+            }
+            let outcome: DispatchOutcome
+            do {
+                outcome = try session.store.dispatch(decoded, views: views, expectedVersion: expected)
+            } catch {
+                if error.isClosed { return Problem.sessionNotFound.response }
+                return Problem.versionMismatch(current: session.cursor(error.currentVersion)).response
+            }
+            let cursor = session.cursor(outcome.version)
+            let results: [JSONValue] = outcome.results.map { result in
+                switch result {
+                case .applied: "applied"
+                case .blocked(let reason): ["blocked": .string(reason)]
+                }
+            }
+            let body: JSONValue = [
+                "version": .string(cursor.description), "results": .array(results),
+                "views": try outcome.views.viewsObject(),
+            ]
+            return .json(200, body, headers: versionHeaders(cursor))
+        } catch let problem as Problem {
+            return problem.response
+        } catch {
+            return Problem.internalError("\(error)").response
+        }
+    }
+
+    /// The version an `If-Match` header requires, if any.
+    private func expectedVersion(_ request: HTTPRequest, session: Session) throws(Problem) -> UInt64? {
+        guard let header = request.headers["if-match"] else { return nil }
+        guard let cursor = Cursor(parsing: header.trimmingWhitespace()) else {
+            throw .badRequest("If-Match must be a version such as \"\(session.cursor)\"", slug: "bad-if-match")
+        }
+        guard cursor.epoch == session.epoch else { throw .versionMismatch(current: session.cursor) }
+        return cursor.number
+    }
+
+    private static func isJSON(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
+        return mediaType.lowercased() == "application/json"
+    }
+}

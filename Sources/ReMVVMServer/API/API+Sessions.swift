@@ -1,0 +1,73 @@
+import Logging
+import MicroHTTP
+import ReMVVM
+
+extension API {
+    /// `POST /v1/sessions`: a new session with its own store.
+    func createSession(_ exchange: Exchange) {
+        guard exchange.request.method == "POST" else {
+            exchange.send(.methodNotAllowed(exchange.request.method, allowed: ["POST"]))
+            return
+        }
+        guard let session = sessions.create() else {
+            exchange.send(.unavailable("the server holds its maximum of \(configuration.maxSessions) sessions"))
+            return
+        }
+        logger.info("session created", metadata: ["session.id": "\(session.id)"])
+        do {
+            let (version, snapshots) = session.store.views(session.store.allViews)
+            let cursor = session.cursor(version)
+            let body: JSONValue = [
+                "id": .string(session.id), "token": .string(session.token),
+                "version": .string(cursor.description), "views": try snapshots.viewsObject(),
+            ]
+            var headers = versionHeaders(cursor)
+            headers["Location"] = "/v1/sessions/\(session.id)"
+            headers.add(
+                name: "Set-Cookie",
+                value: "\(Credentials.cookieName)=\(session.token); Path=/; HttpOnly; SameSite=Strict")
+            exchange.send(.json(201, body, headers: headers))
+        } catch {
+            sessions.remove(id: session.id)
+            exchange.send(.internalError("\(error)"))
+        }
+    }
+
+    /// `GET` and `DELETE /v1/sessions/{id}`.
+    func sessionResource(_ session: Session, _ exchange: Exchange) {
+        switch exchange.request.method {
+        case "GET", "HEAD": readSession(session, exchange)
+        case "DELETE":
+            sessions.remove(id: session.id)
+            logger.info("session deleted", metadata: ["session.id": "\(session.id)"])
+            exchange.send(HTTPResponse(status: 204))
+        default:
+            exchange.send(.methodNotAllowed(exchange.request.method, allowed: ["GET", "DELETE"]))
+        }
+    }
+
+    private func readSession(_ session: Session, _ exchange: Exchange) {
+        do {
+            let views = try exchange.request.viewSelection(of: session.store)
+            let (version, snapshots) = session.store.views(views)
+            let cursor = session.cursor(version)
+            if let tag = exchange.request.headers["if-none-match"],
+                tag.split(separator: ",").contains(where: { Cursor(parsing: $0.trimmingWhitespace()) == cursor })
+            {
+                exchange.send(HTTPResponse(status: 304, headers: versionHeaders(cursor)))
+                return
+            }
+            let body: JSONValue = ["version": .string(cursor.description), "views": try snapshots.viewsObject()]
+            exchange.send(.json(200, body, headers: versionHeaders(cursor)))
+        } catch let problem as Problem {
+            exchange.send(problem)
+        } catch {
+            exchange.send(.internalError("\(error)"))
+        }
+    }
+
+    /// `Store-Version` and `ETag` for a cursor.
+    func versionHeaders(_ cursor: Cursor) -> HTTPHeaders {
+        ["Store-Version": cursor.description, "ETag": cursor.etag]
+    }
+}

@@ -1,0 +1,25 @@
+import MicroHTTP
+import ReMVVM
+
+extension HTTPResponse {
+    /// A JSON answer.
+    static func json(_ status: Int = 200, _ body: JSONValue, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        json(status, body.serialized(), headers: headers)
+    }
+
+    /// A JSON answer from serialized bytes.
+    static func json(_ status: Int = 200, _ bytes: [UInt8], headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
+    }
+}
+
+extension [ViewSnapshot] {
+    /// `{name: viewModel}` for these snapshots.
+    func viewsObject() throws(ViewEncodingError) -> JSONValue {
+        var views: [String: JSONValue] = [:]
+        for snapshot in self { views[snapshot.name] = try snapshot.json() }
+        return .object(views)
+    }
+}

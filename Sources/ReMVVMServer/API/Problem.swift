@@ -1,0 +1,93 @@
+import MicroHTTP
+import ReMVVM
+
+/// An RFC 9457 problem answer: what went wrong, in a form both people and programs can read.
+///
+/// Every error the API gives is one of these, typed by a `/problems/<slug>` URI reference that
+/// the OpenAPI description documents.
+struct Problem: Error, Sendable {
+    let status: Int
+    let slug: String
+    let title: String
+    let detail: String
+    var extensions: [String: JSONValue] = [:]
+    var headers: HTTPHeaders = [:]
+
+    var response: HTTPResponse {
+        var body: [String: JSONValue] = extensions
+        body["type"] = .string("/problems/\(slug)")
+        body["title"] = .string(title)
+        body["status"] = .int(Int64(status))
+        body["detail"] = .string(detail)
+        var headers = headers
+        headers["Content-Type"] = "application/problem+json"
+        return HTTPResponse(status: status, headers: headers, body: .bytes(JSONValue.object(body).serialized()))
+    }
+
+    static func badRequest(_ detail: String, slug: String = "bad-request") -> Problem {
+        Problem(status: 400, slug: slug, title: "Bad Request", detail: detail)
+    }
+
+    static let sessionNotFound = Problem(
+        status: 404, slug: "session-not-found", title: "Not Found",
+        detail: "no session with this id for this token (unknown, expired, deleted, or the token is wrong)")
+
+    static func notFound(_ detail: String) -> Problem {
+        Problem(status: 404, slug: "not-found", title: "Not Found", detail: detail)
+    }
+
+    static func methodNotAllowed(_ method: String, allowed: [String]) -> Problem {
+        Problem(
+            status: 405, slug: "method-not-allowed", title: "Method Not Allowed",
+            detail: "\(method) is not allowed here; use \(allowed.joined(separator: " or "))",
+            headers: ["Allow": allowed.joined(separator: ", ")])
+    }
+
+    static func unsupportedMediaType(_ given: String?) -> Problem {
+        Problem(
+            status: 415, slug: "unsupported-media-type", title: "Unsupported Media Type",
+            detail: "actions must be sent as application/json, not \(given.map { "'\($0)'" } ?? "without a Content-Type")")
+    }
+
+    static func invalidAction(_ error: ActionDecodingError) -> Problem {
+        if case .malformedJSON = error.reason {
+            return badRequest(error.description, slug: "malformed-json")
+        }
+        var problem = Problem(
+            status: 422, slug: "invalid-action", title: "Unprocessable Content", detail: error.description)
+        if let type = error.actionType { problem.extensions["actionType"] = .string(type) }
+        if let field = error.field { problem.extensions["field"] = .string(field) }
+        if let index = error.index { problem.extensions["index"] = .int(Int64(index)) }
+        return problem
+    }
+
+    static func versionMismatch(current: Cursor) -> Problem {
+        Problem(
+            status: 412, slug: "version-mismatch", title: "Precondition Failed",
+            detail: "the session moved on to \(current); nothing was applied",
+            extensions: ["currentVersion": .string(current.description)],
+            headers: ["Store-Version": current.description, "ETag": current.etag])
+    }
+
+    static func tooManyRequests(_ detail: String) -> Problem {
+        Problem(
+            status: 429, slug: "too-many-waiters", title: "Too Many Requests", detail: detail,
+            headers: ["Retry-After": "1"])
+    }
+
+    static func unavailable(_ detail: String) -> Problem {
+        Problem(
+            status: 503, slug: "unavailable", title: "Service Unavailable", detail: detail,
+            headers: ["Retry-After": "5"])
+    }
+
+    static func crossSite() -> Problem {
+        Problem(
+            status: 403, slug: "cross-site-request", title: "Forbidden",
+            detail: "a cookie-authenticated request that changes state must come from this server's own pages")
+    }
+
+    static func internalError(_ detail: String) -> Problem {
+        Problem(status: 500, slug: "internal", title: "Internal Server Error", detail: detail)
+    }
+}

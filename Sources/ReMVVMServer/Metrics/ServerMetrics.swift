@@ -1,0 +1,69 @@
+import Synchronization
+
+/// The server's counters in Prometheus text form: requests by route and status, and the
+/// dispatch latency histogram. Gauges are read live when `/metrics` is scraped.
+final class ServerMetrics: Sendable {
+    private struct RequestKey: Hashable {
+        let route: String
+        let status: Int
+    }
+
+    private let requests = Mutex<[RequestKey: Int]>([:])
+    private let dispatch = Mutex(Histogram())
+
+    /// Counts one answered request.
+    func record(route: String, status: Int) {
+        requests.withLock { $0[RequestKey(route: route, status: status), default: 0] += 1 }
+    }
+
+    /// Adds one dispatch's duration.
+    func observeDispatch(_ duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        dispatch.withLock { $0.observe(seconds) }
+    }
+
+    /// The exposition text, with the live gauges.
+    func render(gauges: [(name: String, help: String, value: Int)]) -> String {
+        var text = "# HELP remvvm_http_requests_total HTTP requests answered, by route and status.\n"
+        text += "# TYPE remvvm_http_requests_total counter\n"
+        let counts = requests.withLock { $0 }.sorted { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }
+        for (key, count) in counts {
+            text += "remvvm_http_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)\n"
+        }
+        for gauge in gauges {
+            text += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(gauge.value)\n"
+        }
+        text += dispatch.withLock { $0 }.render(
+            name: "remvvm_dispatch_duration_seconds",
+            help: "Time from a dispatch request's arrival to its answer being ready.")
+        return text
+    }
+}
+
+/// A fixed-bucket latency histogram.
+struct Histogram {
+    static let bounds: [Double] = [
+        0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+    ]
+
+    private(set) var counts = [Int](repeating: 0, count: Histogram.bounds.count)
+    private(set) var total = 0
+    private(set) var sum = 0.0
+
+    mutating func observe(_ value: Double) {
+        if let bucket = Self.bounds.firstIndex(where: { value <= $0 }) { counts[bucket] += 1 }
+        total += 1
+        sum += value
+    }
+
+    func render(name: String, help: String) -> String {
+        var text = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        var cumulative = 0
+        for (bound, count) in zip(Self.bounds, counts) {
+            cumulative += count
+            text += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        text += "\(name)_bucket{le=\"+Inf\"} \(total)\n\(name)_sum \(sum)\n\(name)_count \(total)\n"
+        return text
+    }
+}

@@ -1,0 +1,99 @@
+import Logging
+import MicroHTTP
+import ReMVVM
+
+/// The v1 API: routes each request to its endpoint. Runs on libmicrohttpd's worker threads
+/// and never blocks them: a request that must wait parks its connection instead.
+final class API: HTTPHandler {
+    let configuration: ServerConfiguration
+    let sessions: SessionRegistry
+    let actions: ActionRegistry
+    let metrics = ServerMetrics()
+    let timer = DeadlineTimer()
+    let streams = EventStreams()
+    let files: StaticFiles
+    let logger: Logger
+    /// Reads the transport's gauges for `/metrics` (set once the transport exists).
+    let transportGauges: @Sendable () -> [(name: String, help: String, value: Int)]
+
+    init(
+        configuration: ServerConfiguration,
+        actions: ActionRegistry,
+        makeStore: @escaping @Sendable () -> any ProjectedStore,
+        logger: Logger,
+        transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
+    ) {
+        self.configuration = configuration
+        self.actions = actions
+        self.logger = logger
+        self.transportGauges = transportGauges
+        sessions = SessionRegistry(
+            limit: configuration.maxSessions,
+            idempotencyLimit: configuration.idempotencyKeysPerSession,
+            makeStore: makeStore
+        )
+        files = StaticFiles(root: configuration.publicDirectory)
+    }
+
+    func handle(_ request: HTTPRequest, responder: Responder) {
+        let route = Route(path: request.path)
+        let exchange = Exchange(
+            request: request, responder: responder, route: route.label,
+            isAPI: route != .staticFile, started: .now, metrics: metrics, logger: logger)
+        switch route {
+        case .health: health(exchange)
+        case .metrics: exposeMetrics(exchange)
+        case .sessions: createSession(exchange)
+        case .session(let id): withSession(id, exchange) { session in sessionResource(session, exchange) }
+        case .actions(let id): withSession(id, exchange) { session in dispatch(session, exchange) }
+        case .poll(let id): withSession(id, exchange) { session in poll(session, exchange) }
+        case .events(let id): events(id, exchange)
+        case .unknownAPI: exchange.send(.notFound("no API route \(request.method) \(request.path)"))
+        case .staticFile: serveFile(exchange)
+        }
+    }
+
+    /// Finds the request's session by id and token, then runs `body`; a wrong token and an
+    /// unknown id get the same 404, so nobody can probe which sessions exist.
+    private func withSession(_ id: String, _ exchange: Exchange, _ body: (Session) -> Void) {
+        let credentials = Credentials(exchange.request)
+        guard let session = sessions.find(id: id, token: credentials?.token) else {
+            exchange.send(.sessionNotFound)
+            return
+        }
+        if credentials?.fromCookie == true, exchange.request.method != "GET", exchange.request.method != "HEAD",
+            exchange.request.isCrossSite
+        {
+            exchange.send(Problem.crossSite())
+            return
+        }
+        session.touch()
+        body(session)
+    }
+
+    private func health(_ exchange: Exchange) {
+        exchange.send(.json(200, ["status": "ok", "sessions": .int(Int64(sessions.count))]))
+    }
+
+    private func exposeMetrics(_ exchange: Exchange) {
+        let all = sessions.all
+        var gauges: [(name: String, help: String, value: Int)] = [
+            ("remvvm_sessions", "Live sessions.", all.count),
+            ("remvvm_parked_polls", "Long-polls waiting for a change.", timer.count),
+            ("remvvm_event_streams", "Open Server-Sent Events streams.", streams.count),
+            ("remvvm_running_effects", "Middleware effects running.", all.reduce(0) { $0 + $1.store.runningEffects }),
+        ]
+        gauges += transportGauges()
+        let text = metrics.render(gauges: gauges)
+        exchange.send(
+            HTTPResponse(
+                status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                body: .bytes(Array(text.utf8))))
+    }
+
+    /// Expires idle sessions; called by the server's ticker.
+    func expireIdleSessions() {
+        let expired = sessions.expire(idleLongerThan: configuration.sessionTTL)
+        if expired > 0 { logger.info("expired idle sessions", metadata: ["sessions.expired": "\(expired)"]) }
+    }
+}

@@ -1,0 +1,55 @@
+import MicroHTTP
+
+/// Everything an operator can set: where to listen, what to serve, and every limit.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind (`127.0.0.1`; `0.0.0.0` in a container).
+    public var host = "127.0.0.1"
+    /// The port to bind; 0 picks a free one (tests).
+    public var port: UInt16 = 8080
+    /// The folder served at `/` (the web client and `openapi.yaml`).
+    public var publicDirectory = "public"
+    /// libmicrohttpd worker threads.
+    public var threads = 2
+    /// Open connections in total; more are refused.
+    public var connectionLimit = 10_000
+    /// Open connections per client address (0 = no limit).
+    public var connectionsPerClient = 0
+    /// Seconds an idle connection is kept before it is dropped.
+    public var connectionTimeout = 60
+    /// Per-connection memory (bytes) for headers and buffers; bounds the request head size.
+    public var connectionMemory = 8 * 1024
+    /// The largest request body accepted (413 beyond).
+    public var maxBodySize = 1 << 20
+    /// Sessions held at once (503 beyond).
+    public var maxSessions = 200_000
+    /// How long a session may stay idle before it expires.
+    public var sessionTTL: Duration = .seconds(30 * 60)
+    /// Parked long-polls per session (429 beyond).
+    public var maxPollsPerSession = 100
+    /// Open event streams per session (429 beyond).
+    public var maxStreamsPerSession = 20
+    /// The longest a long-poll may wait.
+    public var maxPollWait: Duration = .seconds(55)
+    /// How long a long-poll waits when the client does not say.
+    public var defaultPollWait: Duration = .seconds(30)
+    /// How often an event stream gets a heartbeat comment.
+    public var heartbeatInterval: Duration = .seconds(15)
+    /// Remembered `Idempotency-Key`s per session.
+    public var idempotencyKeysPerSession = 256
+
+    /// The defaults: loopback on 8080, serving `public/`.
+    public init() {}
+
+    var transport: HTTPServerConfiguration {
+        var transport = HTTPServerConfiguration()
+        transport.host = host
+        transport.port = port
+        transport.threadPoolSize = threads
+        transport.connectionLimit = connectionLimit
+        transport.perClientConnectionLimit = connectionsPerClient
+        transport.connectionTimeout = connectionTimeout
+        transport.connectionMemoryLimit = connectionMemory
+        transport.maxBodySize = maxBodySize
+        return transport
+    }
+}

@@ -1,0 +1,95 @@
+import Logging
+import MicroHTTP
+import ReMVVM
+import Synchronization
+
+/// Serves an app over HTTP: one store per client session, actions in, view-model projections
+/// out, long-poll and Server-Sent Events for changes, and the web client from `public/`.
+///
+/// ```swift
+/// let server = StoreServer(ExampleApp.definition(), configuration: configuration)
+/// try server.start()
+/// // ... until SIGTERM:
+/// server.stop()
+/// ```
+public final class StoreServer: Sendable {
+    private let api: API
+    private let transport: HTTPServer
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
+    private let logger: Logger
+
+    /// Prepares a server for the app `definition`; nothing listens until ``start()``.
+    public init<State: Sendable>(
+        _ definition: StoreDefinition<State>,
+        configuration: ServerConfiguration = ServerConfiguration(),
+        logger: Logger = Logger(label: "remvvm.server")
+    ) {
+        self.logger = logger
+        let transportBox = TransportBox()
+        api = API(
+            configuration: configuration,
+            actions: definition.actions,
+            makeStore: { definition.makeStore() },
+            logger: logger,
+            transportGauges: { transportBox.gauges() }
+        )
+        var transportConfiguration = configuration.transport
+        transportConfiguration.diagnostics = { message in logger.warning("\(message)") }
+        transport = HTTPServer(configuration: transportConfiguration, handler: api)
+        transportBox.server.withLock { $0 = transport }
+    }
+
+    /// The port the server listens on (after ``start()``).
+    public var port: UInt16 { transport.port }
+
+    /// How many sessions are live.
+    public var sessionCount: Int { api.sessions.count }
+
+    /// Starts listening, and the ticker that times out long-polls, sends heartbeats and expires
+    /// idle sessions.
+    public func start() throws(HTTPServerError) {
+        try transport.start()
+        let api = self.api
+        let heartbeatTicks = max(Int(api.configuration.heartbeatInterval / DeadlineTimer.tick), 1)
+        let expiryTicks = 20
+        ticker.withLock { ticker in
+            ticker = Task {
+                var tick = 0
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: DeadlineTimer.tick)
+                    tick += 1
+                    api.timer.fireDue()
+                    if tick % heartbeatTicks == 0 { api.streams.heartbeat() }
+                    if tick % expiryTicks == 0 { api.expireIdleSessions() }
+                }
+            }
+        }
+    }
+
+    /// Stops: answers parked long-polls with their current cursor, ends event streams, then
+    /// closes the listener and every connection. Idempotent.
+    public func stop() {
+        let task = ticker.withLock { ticker in
+            defer { ticker = nil }
+            return ticker
+        }
+        task?.cancel()
+        api.timer.fireAll()
+        api.streams.endAll(reason: "shutdown")
+        transport.stop()
+        logger.info("server stopped")
+    }
+}
+
+/// Lets `/metrics` read the transport's gauges, which exist only once the transport does.
+private final class TransportBox: Sendable {
+    let server = Mutex<HTTPServer?>(nil)
+
+    func gauges() -> [(name: String, help: String, value: Int)] {
+        guard let server = server.withLock({ $0 }) else { return [] }
+        return [
+            ("remvvm_open_connections", "Open HTTP connections.", server.openConnections),
+            ("remvvm_suspended_connections", "Connections parked without a thread.", server.suspendedConnections),
+        ]
+    }
+}

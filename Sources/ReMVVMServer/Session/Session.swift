@@ -1,0 +1,57 @@
+import ReMVVM
+import Synchronization
+
+/// One client session: its store, its credentials and what the API keeps for it.
+final class Session: Sendable {
+    /// The public id in URLs.
+    let id: String
+    /// The bearer token that proves ownership; never logged.
+    let token: String
+    /// The name of this session's history, the first half of every cursor.
+    let epoch: String
+    /// The session's store, seen only through its projections.
+    let store: any ProjectedStore
+    /// Remembered dispatch answers by `Idempotency-Key`.
+    let idempotency: Mutex<IdempotencyCache>
+    /// Patches and answer bodies shared by every poller and stream of this session.
+    let answers = AnswerCache()
+    private let lastSeen: Atomic<Int64>
+    /// Parked long-polls.
+    let parkedPolls = Atomic<Int>(0)
+    /// Open event streams.
+    let openStreams = Atomic<Int>(0)
+
+    init(id: String, token: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int) {
+        self.id = id
+        self.token = token
+        self.epoch = epoch
+        self.store = store
+        idempotency = Mutex(IdempotencyCache(limit: idempotencyLimit))
+        lastSeen = Atomic(Self.now())
+    }
+
+    /// The cursor of the store's current version.
+    var cursor: Cursor { Cursor(epoch: epoch, number: store.version) }
+
+    /// The cursor of `version` in this session's history.
+    func cursor(_ version: UInt64) -> Cursor { Cursor(epoch: epoch, number: version) }
+
+    /// Marks the session as used now, postponing its expiry.
+    func touch() { lastSeen.store(Self.now(), ordering: .relaxed) }
+
+    /// Whether the session has been idle longer than `ttl`; a session someone waits on is never idle.
+    func isIdle(longerThan ttl: Duration, now: Int64 = Session.now()) -> Bool {
+        guard parkedPolls.load(ordering: .relaxed) == 0, openStreams.load(ordering: .relaxed) == 0 else { return false }
+        let (seconds, attoseconds) = ttl.components
+        let ttlNanos = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return now - lastSeen.load(ordering: .relaxed) > ttlNanos
+    }
+
+    /// Monotonic nanoseconds.
+    static func now() -> Int64 {
+        let elapsed = ContinuousClock.now - Session.origin
+        return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+    }
+
+    private static let origin = ContinuousClock.now
+}

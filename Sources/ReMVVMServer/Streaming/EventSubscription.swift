@@ -1,0 +1,89 @@
+import MicroHTTP
+import ReMVVM
+import Synchronization
+
+/// Feeds one event stream from its session's change stream: one `patch` event per change of a
+/// watched view, each with the version as its id, then `end` when the session ends.
+///
+/// It holds no task: it parks a change waiter, and the dispatch that wakes it writes the event
+/// and parks it again.
+final class EventSubscription: Sendable {
+    private struct State {
+        var cursor: UInt64
+        var token: WaiterToken?
+        var isEnded = false
+    }
+
+    private let feed: ChangeFeed
+    private let stream: ResponseStream
+    private let state: Mutex<State>
+
+    init(feed: ChangeFeed, stream: ResponseStream, cursor: UInt64) {
+        self.feed = feed
+        self.stream = stream
+        state = Mutex(State(cursor: cursor))
+    }
+
+    private var session: Session { feed.session }
+
+    /// Starts following changes after the cursor; stops when the stream ends.
+    func start() {
+        stream.onTermination { [self] in
+            let token = state.withLock { state in
+                state.isEnded = true
+                return state.token
+            }
+            if let token { session.store.cancelWait(token) }
+            session.openStreams.subtract(1, ordering: .relaxed)
+        }
+        pump()
+    }
+
+    /// Parks a waiter after the cursor, sending what already changed first.
+    private func pump() {
+        while true {
+            guard let cursor = state.withLock({ $0.isEnded ? nil : $0.cursor }) else { return }
+            let registration = session.store.waitForChange(after: cursor, views: feed.views) { [self] change in
+                if handle(change) { pump() }
+            }
+            switch registration {
+            case .parked(let token):
+                let ended = state.withLock { state in
+                    state.token = token
+                    return state.isEnded
+                }
+                if ended { session.store.cancelWait(token) }
+                return
+            case .ready(let change):
+                guard handle(change) else { return }
+            }
+        }
+    }
+
+    /// Sends what a change brought; false when the stream is over.
+    private func handle(_ change: StoreChange) -> Bool {
+        guard case .changed = change else {
+            end(reason: "deleted")
+            return false
+        }
+        guard let cursor = state.withLock({ $0.isEnded ? nil : $0.cursor }) else { return false }
+        do {
+            let answer = try feed.answer(since: session.cursor(cursor))
+            state.withLock { $0.cursor = answer.to }
+            guard answer.hasChanges else { return true }
+            let event = ServerSentEvent(
+                id: session.cursor(answer.to).description, event: answer.reset == nil ? "patch" : "reset",
+                data: String(decoding: answer.body, as: UTF8.self))
+            return stream.write(event.bytes)
+        } catch {
+            end(reason: "error")
+            return false
+        }
+    }
+
+    private func end(reason: String) {
+        state.withLock { $0.isEnded = true }
+        stream.write(ServerSentEvent(event: "end", data: #"{"reason":"\#(reason)"}"#).bytes)
+        stream.finish()
+    }
+}

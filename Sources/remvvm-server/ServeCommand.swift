@@ -1,0 +1,113 @@
+import ArgumentParser
+import ExampleApp
+import Foundation
+import Logging
+import ReMVVM
+import ReMVVMServer
+
+/// `remvvm-server`: runs the example app. Every option can also come from an environment
+/// variable (`--port` from `REMVVM_PORT`, `--public-dir` from `REMVVM_PUBLIC_DIR`, ...);
+/// a flag wins over the environment, which wins over the default.
+@main
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remvvm-server",
+        abstract: "Serve the ReMVVM example app: one store per client session over HTTP.",
+        discussion: "Each option can also be set with the environment variable shown, e.g. REMVVM_PORT=9000."
+    )
+
+    @Option(help: "Address to listen on (REMVVM_HOST).") var host: String?
+    @Option(help: "Port to listen on; 0 picks a free one (REMVVM_PORT).") var port: UInt16?
+    @Option(name: .customLong("public-dir"), help: "Folder served at / (REMVVM_PUBLIC_DIR).") var publicDir: String?
+    @Option(help: "HTTP worker threads (REMVVM_THREADS).") var threads: Int?
+    @Option(name: .customLong("connection-limit"), help: "Open connections in total (REMVVM_CONNECTION_LIMIT).")
+    var connectionLimit: Int?
+    @Option(
+        name: .customLong("connections-per-client"),
+        help: "Open connections per client address, 0 = no limit (REMVVM_CONNECTIONS_PER_CLIENT).")
+    var connectionsPerClient: Int?
+    @Option(
+        name: .customLong("connection-timeout"), help: "Seconds before an idle connection is dropped (REMVVM_CONNECTION_TIMEOUT).")
+    var connectionTimeout: Int?
+    @Option(name: .customLong("max-body-size"), help: "Largest request body in bytes (REMVVM_MAX_BODY_SIZE).")
+    var maxBodySize: Int?
+    @Option(name: .customLong("max-sessions"), help: "Sessions held at once (REMVVM_MAX_SESSIONS).")
+    var maxSessions: Int?
+    @Option(name: .customLong("session-ttl"), help: "Seconds an idle session lives (REMVVM_SESSION_TTL).")
+    var sessionTTL: Int?
+    @Option(
+        name: .customLong("max-polls-per-session"), help: "Parked long-polls per session (REMVVM_MAX_POLLS_PER_SESSION).")
+    var maxPollsPerSession: Int?
+    @Option(
+        name: .customLong("max-streams-per-session"), help: "Event streams per session (REMVVM_MAX_STREAMS_PER_SESSION).")
+    var maxStreamsPerSession: Int?
+    @Option(name: .customLong("max-poll-wait"), help: "Longest long-poll wait in seconds (REMVVM_MAX_POLL_WAIT).")
+    var maxPollWait: Int?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (REMVVM_LOG_LEVEL).")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = Environment(ProcessInfo.processInfo.environment)
+        let level = Logger.Level(rawValue: logLevel ?? environment["REMVVM_LOG_LEVEL"] ?? "info") ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "remvvm.server")
+        let configuration = try makeConfiguration(environment)
+        var storeConfiguration = StoreConfiguration()
+        storeConfiguration.onEffectError = { error in logger.warning("effect failed: \(error)") }
+        let server = StoreServer(
+            ExampleApp.definition(configuration: storeConfiguration),
+            configuration: configuration,
+            logger: logger
+        )
+        let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
+        do {
+            try server.start()
+        } catch {
+            throw ValidationError("cannot start: \(error)")
+        }
+        logger.info(
+            "ReMVVM server listening on http://\(configuration.host):\(server.port)/",
+            metadata: ["public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)"])
+        let signal = await signals.next()
+        logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
+        server.stop()
+    }
+
+    private func makeConfiguration(_ environment: Environment) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.host = host ?? environment["REMVVM_HOST"] ?? configuration.host
+        configuration.port = try port ?? environment.number("REMVVM_PORT") ?? configuration.port
+        configuration.publicDirectory = publicDir ?? environment["REMVVM_PUBLIC_DIR"] ?? configuration.publicDirectory
+        configuration.threads = try threads ?? environment.number("REMVVM_THREADS") ?? configuration.threads
+        configuration.connectionLimit =
+            try connectionLimit ?? environment.number("REMVVM_CONNECTION_LIMIT") ?? configuration.connectionLimit
+        configuration.connectionsPerClient =
+            try connectionsPerClient ?? environment.number("REMVVM_CONNECTIONS_PER_CLIENT")
+            ?? configuration.connectionsPerClient
+        configuration.connectionTimeout =
+            try connectionTimeout ?? environment.number("REMVVM_CONNECTION_TIMEOUT") ?? configuration.connectionTimeout
+        configuration.maxBodySize =
+            try maxBodySize ?? environment.number("REMVVM_MAX_BODY_SIZE") ?? configuration.maxBodySize
+        configuration.maxSessions =
+            try maxSessions ?? environment.number("REMVVM_MAX_SESSIONS") ?? configuration.maxSessions
+        if let ttl = try sessionTTL ?? environment.number("REMVVM_SESSION_TTL") as Int? {
+            configuration.sessionTTL = .seconds(ttl)
+        }
+        configuration.maxPollsPerSession =
+            try maxPollsPerSession ?? environment.number("REMVVM_MAX_POLLS_PER_SESSION")
+            ?? configuration.maxPollsPerSession
+        configuration.maxStreamsPerSession =
+            try maxStreamsPerSession ?? environment.number("REMVVM_MAX_STREAMS_PER_SESSION")
+            ?? configuration.maxStreamsPerSession
+        if let wait = try maxPollWait ?? environment.number("REMVVM_MAX_POLL_WAIT") as Int? {
+            configuration.maxPollWait = .seconds(wait)
+        }
+        guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
+        return configuration
+    }
+}
