@@ -18,7 +18,9 @@ print(String(repeating: "-", count: 78))
 func counterStore() -> Store<Int> {
     var views = Projections<Int>()
     views.add("counter", from: { $0 }, CounterViewModel.init)
-    return Store(state: 0, reducer: AnyReducer<Int>.on(CounterAction.Increase.self) { value, _ in value + 1 }, projections: views)
+    return Store(
+        state: 0, reducer: AnyReducer<Int>.on(CounterAction.Increase.self) { value, _ in value + 1 }, projections: views
+    )
 }
 
 let increase = CounterAction.Increase()
@@ -77,8 +79,10 @@ let actorRate = await {
     }
     return Double(actorIterations) / best
 }()
-print(header.row("actor store (reducer only, for comparison)", String(format: "%.0f", actorRate),
-    String(format: "%.1f", 1e9 / actorRate)))
+print(
+    header.row(
+        "actor store (reducer only, for comparison)", String(format: "%.0f", actorRate),
+        String(format: "%.1f", 1e9 / actorRate)))
 
 // The cost of projections: encoding a changed view to JSON and diffing two versions.
 do {

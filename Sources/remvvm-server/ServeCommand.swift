@@ -27,7 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Open connections per client address, 0 = no limit (REMVVM_CONNECTIONS_PER_CLIENT).")
     var connectionsPerClient: Int?
     @Option(
-        name: .customLong("connection-timeout"), help: "Seconds before an idle connection is dropped (REMVVM_CONNECTION_TIMEOUT).")
+        name: .customLong("connection-timeout"),
+        help: "Seconds before an idle connection is dropped (REMVVM_CONNECTION_TIMEOUT).")
     var connectionTimeout: Int?
     @Option(name: .customLong("max-body-size"), help: "Largest request body in bytes (REMVVM_MAX_BODY_SIZE).")
     var maxBodySize: Int?
@@ -36,10 +37,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("session-ttl"), help: "Seconds an idle session lives (REMVVM_SESSION_TTL).")
     var sessionTTL: Int?
     @Option(
-        name: .customLong("max-polls-per-session"), help: "Parked long-polls per session (REMVVM_MAX_POLLS_PER_SESSION).")
+        name: .customLong("max-polls-per-session"),
+        help: "Parked long-polls per session (REMVVM_MAX_POLLS_PER_SESSION).")
     var maxPollsPerSession: Int?
     @Option(
-        name: .customLong("max-streams-per-session"), help: "Event streams per session (REMVVM_MAX_STREAMS_PER_SESSION).")
+        name: .customLong("max-streams-per-session"),
+        help: "Event streams per session (REMVVM_MAX_STREAMS_PER_SESSION).")
     var maxStreamsPerSession: Int?
     @Option(name: .customLong("max-poll-wait"), help: "Longest long-poll wait in seconds (REMVVM_MAX_POLL_WAIT).")
     var maxPollWait: Int?

@@ -61,7 +61,9 @@ struct ActionDecodingTests {
         #expect {
             try registry.decodeActions(from: Data(json.utf8))
         } throws: { error in
-            guard let error = error as? ActionDecodingError, case .malformedEnvelope = error.reason else { return false }
+            guard let error = error as? ActionDecodingError, case .malformedEnvelope = error.reason else {
+                return false
+            }
             return true
         }
     }

@@ -8,7 +8,9 @@ struct ChangeStreamTests {
         let store = makeDefinition().makeStore()
         let counter = try store.viewSet(named: ["counter"]).get()
         let woken = Locked<[StoreChange]>([])
-        guard case .parked = store.waitForChange(after: 0, views: counter, handler: { c in woken.withLock { $0.append(c) } })
+        guard
+            case .parked = store.waitForChange(
+                after: 0, views: counter, handler: { c in woken.withLock { $0.append(c) } })
         else {
             Issue.record("expected to park")
             return
@@ -38,7 +40,9 @@ struct ChangeStreamTests {
         let woken = Counter()
         var tokens: [WaiterToken] = []
         for _ in 0..<1_000 {
-            if case .parked(let token) = store.waitForChange(after: 0, views: counter, handler: { _ in woken.increment() }) {
+            if case .parked(let token) = store.waitForChange(
+                after: 0, views: counter, handler: { _ in woken.increment() })
+            {
                 tokens.append(token)
             }
         }

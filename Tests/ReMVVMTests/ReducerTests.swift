@@ -28,7 +28,8 @@ struct ReducerTests {
 
     @Test func liftedReducerUpdatesOnlyItsSubstate() {
         let counter = AnyReducer(IncrementReducer.self).lifted(\TestState.counter)
-        let name = AnyReducer<String>.on(Rename.self) { _, action in action.name }.lifted { (state: inout TestState, body) in
+        let name = AnyReducer<String>.on(Rename.self) { _, action in action.name }.lifted {
+            (state: inout TestState, body) in
             body(&state.name)
         }
         let reducer = AnyReducer(counter, name)

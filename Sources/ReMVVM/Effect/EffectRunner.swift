@@ -28,7 +28,8 @@ final class EffectRunner: Sendable {
             for request in requests {
                 switch request {
                 case .cancel(let id):
-                    if let key = table.keysByID.removeValue(forKey: id), let task = table.tasks.removeValue(forKey: key) {
+                    if let key = table.keysByID.removeValue(forKey: id), let task = table.tasks.removeValue(forKey: key)
+                    {
                         cancelled.append(task)
                     }
                 case .start(let effect):

@@ -42,7 +42,8 @@ public final class Store<State: Sendable>: Sendable {
         self.services = services
         self.configuration = configuration
         let views = projections.entries.map { projection in
-            ViewHistory(initial: ViewSnapshot(name: projection.name, version: version, viewModel: projection.make(state)))
+            ViewHistory(
+                initial: ViewSnapshot(name: projection.name, version: version, viewModel: projection.make(state)))
         }
         core = Mutex(StoreCore(state: state, version: version, views: views))
         effects = EffectRunner(configuration: configuration)
