@@ -29,7 +29,7 @@ class Server:
     def __init__(self, binary, port):
         self.binary, self.port = binary, port
         self.url = f"http://127.0.0.1:{port}"
-        self.log = open(ROOT / "artifacts" / "browser-server.log", "ab")
+        self.log = open(ROOT / "artifacts" / "browser-server.log", "wb")  # one log per run, across restarts
         self.process = None
 
     def start(self):

@@ -178,7 +178,12 @@ def test_navigation_push_tabs_profile_and_modal(app, shot):
     # A generic modal closes with its Close button.
     el(app, "btn-show-modal").click()
     wait(app, modal_open)
+    el(app, "modal-push-details").click()  # grows the modal's stack, not the tab's
+    wait(app, lambda d: el(d, "btn-modal-back").is_displayed())
+    assert stack_names(app) == ["home"]
     shot("modal-generic")
+    el(app, "btn-modal-back").click()
+    wait(app, lambda d: not el(d, "btn-modal-back").is_displayed())
     el(app, "btn-modal-close").click()
     wait(app, lambda d: not modal_open(d))
 
@@ -259,3 +264,47 @@ def test_server_restart_shows_reconnecting_then_recovers(app, server, shot):
     el(app, "btn-increase").click()
     wait_text(app, "counter-value", str(value + 1))
     app.get_log("browser")  # the outage logged network errors on purpose
+
+
+FLAKY_EVENT_SOURCE = """
+// An EventSource whose connection keeps failing, as behind a proxy that drops streams.
+window.EventSource = class {
+  static CONNECTING = 0; static OPEN = 1; static CLOSED = 2;
+  constructor(url) {
+    this.url = url; this.readyState = 0; this.closed = false;
+    const fail = (left) => setTimeout(() => {
+      if (this.closed) return;
+      this.onerror?.(new Event('error'));
+      if (left > 1) fail(left - 1);
+    }, 50);
+    fail(5);
+  }
+  addEventListener() {}
+  close() { this.closed = true; this.readyState = 2; }
+};
+"""
+
+
+def test_failing_event_source_falls_back_to_long_poll(app, server, shot):
+    wait_ready(app)
+    url = app.current_url
+    first = app.current_window_handle
+    app.switch_to.new_window("window")
+    script = app.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FLAKY_EVENT_SOURCE})
+    try:
+        app.get(url)
+        flaky = app.current_window_handle
+        wait(app, lambda d: el(d, "connection-status").get_attribute("data-state") == "long-poll",
+             message="no fallback to long-poll")
+        app.switch_to.window(first)
+        el(app, "btn-increase").click()
+        wait_text(app, "counter-value", "1")
+        app.switch_to.window(flaky)
+        wait_text(app, "counter-value", "1")
+        el(app, "btn-increase").click()
+        wait_text(app, "counter-value", "2")
+        app.switch_to.window(first)
+        wait_text(app, "counter-value", "2")
+    finally:
+        app.switch_to.window(app.window_handles[-1])
+        app.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})

@@ -33,7 +33,7 @@ export function mountInspector(replica) {
     if (event.kind === 'dispatch') return; // already listed with its action
     if (event.kind === 'patch') {
       for (const [name, entry] of Object.entries(event.views)) {
-        prepend(patches, entryItem(`${name}`, `${event.from} → ${event.to}`, entry.patch ?? { full: entry.full }));
+        prepend(patches, entryItem(name, `${event.from} → ${event.to}`, entry.patch ?? { full: entry.full }));
       }
     } else {
       const label = event.kind === 'reset' ? `reset (${event.reason})` : event.kind;
@@ -44,7 +44,7 @@ export function mountInspector(replica) {
   /** Lists an action as sent; call the returned function with its outcome. */
   return function recordAction(type, payload) {
     const result = h('span', { class: 'badge pending' }, 'sending…');
-    const after = h('span', { class: 'muted' });
+    const after = h('span', {}, '…');
     prepend(actions, entryItem(type, after, payload ?? null, result));
     return ({ blocked, error, version: to }) => {
       result.className = `badge ${blocked ? 'blocked' : error ? 'failed' : 'applied'}`;
@@ -58,7 +58,8 @@ function entryItem(title, detail, json, badge) {
   return h(
     'li',
     {},
-    h('div', { class: 'log-head' }, h('strong', {}, title), ' ', detail, badge ? ' ' : null, badge ?? null),
+    h('div', { class: 'log-head' }, h('strong', {}, title), badge ?? null),
+    h('code', { class: 'log-versions' }, detail),
     json === null ? null : h('code', { class: 'log-json' }, JSON.stringify(json)),
   );
 }

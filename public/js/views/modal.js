@@ -24,6 +24,9 @@ export function mountModal(dispatch) {
     if (wanted) dismiss();
   });
 
+  // The first field of a form, else the first button of the screen, else Close.
+  const focusFirst = () => (body.querySelector('input, button') ?? byId('btn-modal-close')).focus();
+
   let shownKey = null;
   return (views) => {
     const stack = views.navigation?.modal?.stack ?? [];
@@ -39,13 +42,15 @@ export function mountModal(dispatch) {
     const key = screenKey(top, views);
     if (key !== shownKey) {
       shownKey = key;
+      const hadFocus = body.contains(document.activeElement);
       setText(title, top.title ?? top.name);
       body.replaceChildren(...screenBody(top, views, dispatch, 'modal'));
+      // The focused button may just have been replaced: keep focus inside the dialog.
+      if (hadFocus && dialog.open) focusFirst();
     }
     if (!dialog.open) {
       dialog.showModal();
-      // Put focus on the first field of a form, else on Close.
-      (body.querySelector('input') ?? byId('btn-modal-close')).focus();
+      focusFirst();
     }
   };
 }

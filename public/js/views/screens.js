@@ -7,7 +7,7 @@ import { loginForm } from './login.js';
 const blurbs = {
   home: 'The root of the Home tab. Push a details screen, or show the profile.',
   settings: 'The root of the Settings tab. Each tab keeps its own stack on the server.',
-  details: 'A pushed screen. Back pops it off the stack.',
+  details: 'A details screen. Back pops it off its stack; a modal has a stack of its own.',
 };
 
 /** Builds the body of `screen`; `where` ("screen" or "modal") keeps element ids unique. */
@@ -31,6 +31,13 @@ export function screenBody(screen, views, dispatch, where) {
       h('dl', { class: 'params', id: `${where}-params` },
         params.flatMap(([key, value]) => [h('dt', {}, key), h('dd', {}, typeof value === 'string' ? value : JSON.stringify(value))])),
     );
+  }
+  if (where === 'modal' && screen.name !== 'login') {
+    // Pushing while a modal is up grows the modal's own stack (the server decides where).
+    const push = h('button', { type: 'button', id: 'modal-push-details', class: 'ghost' }, 'Push details here');
+    push.addEventListener('click', () =>
+      dispatch('navigation/push', { screen: { name: 'details', params: { from: screen.name } } }));
+    parts.push(h('div', { class: 'button-row' }, push));
   }
   return parts;
 }
