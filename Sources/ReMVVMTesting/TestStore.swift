@@ -45,7 +45,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     @discardableResult
     public func receive<Action: StoreAction>(
         _ type: Action.Type,
-        timeout: Duration = .seconds(2),
+        timeout: Duration = .seconds(5),
         assert update: (inout State) throws -> Void = { _ in }
     ) async throws -> Action {
         let deadline = ContinuousClock.now + timeout

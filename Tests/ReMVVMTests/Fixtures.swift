@@ -100,7 +100,7 @@ func makeDefinition(
 
 /// Waits, with a deadline, until `condition` holds.
 func eventually(
-    timeout: Duration = .seconds(2),
+    timeout: Duration = .seconds(10),
     _ condition: @Sendable () -> Bool
 ) async -> Bool {
     let deadline = ContinuousClock.now + timeout

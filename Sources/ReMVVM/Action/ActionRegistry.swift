@@ -28,36 +28,37 @@ public struct ActionRegistry: Sendable {
 
     /// Decodes one `{"type", "payload"}` object or an array of them (a batch).
     ///
-    /// Either every action decodes or the call throws, so a batch is never half-applied.
-    public func decodeActions(from json: Data) throws(ActionDecodingError) -> [any StoreAction] {
-        let decoder = JSONDecoder()
-        if let key = ActionEnvelope.registryKey { decoder.userInfo[key] = self }
+    /// Either every action decodes or the call throws, so a batch is never half-applied. The
+    /// body is parsed once into a ``JSONValue`` and each payload decoded straight from it.
+    public func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError) -> [any StoreAction] {
+        let document: JSONValue
         do {
-            if json.first(where: { !Self.isWhitespace($0) }) == UInt8(ascii: "[") {
-                let actions = try decoder.decode([ActionEnvelope].self, from: json).map(\.action)
-                guard !actions.isEmpty else { throw ActionDecodingError(.emptyBatch) }
-                return actions
-            }
-            return [try decoder.decode(ActionEnvelope.self, from: json).action]
-        } catch let error as ActionDecodingError {
-            throw error
-        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            let detail = context.underlyingError.map { "\($0)" } ?? context.debugDescription
-            throw ActionDecodingError(.malformedJSON(detail))
-        } catch let error as DecodingError {
-            throw ActionDecodingError(.malformedEnvelope(Self.describeEnvelopeError(error)))
+            document = try JSONValue(parsing: json)
         } catch {
-            throw ActionDecodingError(.malformedEnvelope("\(error)"))
+            throw ActionDecodingError(.malformedJSON(error.description))
+        }
+        switch document {
+        case .array(let items):
+            guard !items.isEmpty else { throw ActionDecodingError(.emptyBatch) }
+            var actions: [any StoreAction] = []
+            actions.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() { actions.append(try decodeEnvelope(item, index: index)) }
+            return actions
+        case .object:
+            return [try decodeEnvelope(document, index: nil)]
+        default:
+            throw ActionDecodingError(
+                .malformedEnvelope("an action must be an object {\"type\": String, \"payload\": {...}} or an array of them"))
         }
     }
 
     /// Decodes one action from its wire name and its payload's JSON (nil for no payload).
     public func decodeAction(type wireName: String, payload: Data?) throws(ActionDecodingError) -> any StoreAction {
-        guard let entry = decoders[wireName] else { throw ActionDecodingError(.unknownType(wireName)) }
+        guard let payload else { return try decodePayload(.null, type: wireName, index: nil) }
         do {
-            return try entry.decode(JSONDecoder(), payload ?? Data("{}".utf8))
-        } catch let error as DecodingError {
-            throw ActionEnvelope.payloadError(error, type: wireName, prefix: 0, index: nil)
+            return try decodePayload(try JSONValue(parsing: payload), type: wireName, index: nil)
+        } catch let error as ActionDecodingError {
+            throw error
         } catch {
             throw ActionDecodingError(.invalidPayload(type: wireName, field: "", problem: "\(error)"))
         }
@@ -70,37 +71,39 @@ public struct ActionRegistry: Sendable {
         return try encoder.encode(EncodedEnvelope(action: action))
     }
 
-    func decoder(for wireName: String) -> ActionDecoder? { decoders[wireName] }
-
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    private func decodeEnvelope(_ value: JSONValue, index: Int?) throws(ActionDecodingError) -> any StoreAction {
+        guard case .object(let fields) = value else {
+            throw ActionDecodingError(.malformedEnvelope("an action must be an object, not \(value.typeName)"), index: index)
+        }
+        guard case .string(let type)? = fields["type"] else {
+            let problem = fields["type"] == nil ? "missing 'type'" : "'type' must be a string naming the action"
+            throw ActionDecodingError(.malformedEnvelope(problem), index: index)
+        }
+        return try decodePayload(fields["payload"] ?? .null, type: type, index: index)
     }
 
-    private static func describeEnvelopeError(_ error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "missing '\(key.stringValue)'\(ActionEnvelope.location(context.codingPath))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            let path = ActionEnvelope.dottedPath(context.codingPath)
-            return path.isEmpty
-                ? "an action must be an object {\"type\": String, \"payload\": {...}} or an array of them"
-                : "'\(path)' has the wrong type: \(context.debugDescription)"
-        case .dataCorrupted(let context):
-            return "malformed JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)"
-        @unknown default:
-            return "\(error)"
+    private func decodePayload(_ payload: JSONValue, type: String, index: Int?) throws(ActionDecodingError)
+        -> any StoreAction
+    {
+        guard let entry = decoders[type] else { throw ActionDecodingError(.unknownType(type), index: index) }
+        do {
+            return try entry.decode(payload == .null ? .object([:]) : payload)
+        } catch let error as DecodingError {
+            throw ActionDecodingError.payload(error, type: type, index: index)
+        } catch {
+            throw ActionDecodingError(.invalidPayload(type: type, field: "", problem: "\(error)"), index: index)
         }
     }
+
+    func decoder(for wireName: String) -> ActionDecoder? { decoders[wireName] }
 }
 
 /// Type-erased decoding of one registered action type.
 struct ActionDecoder: Sendable {
-    let decodeFrom: @Sendable (any Decoder) throws -> any StoreAction
-    let decode: @Sendable (JSONDecoder, Data) throws -> any StoreAction
+    let decode: @Sendable (JSONValue) throws -> any StoreAction
 
     init<Action: StoreAction>(_ type: Action.Type) {
-        decodeFrom = { try Action(from: $0) }
-        decode = { try $0.decode(Action.self, from: $1) }
+        decode = { try $0.decode(Action.self) }
     }
 }
 

@@ -1,0 +1,37 @@
+extension JSONValue {
+    /// Decodes a `Decodable` from this value, with `JSONDecoder`'s semantics for synthesized `Codable`, so a
+    /// request body parsed once with `JSONValue(parsing:)` needs no second pass through `JSONDecoder`.
+    ///
+    /// Decoding follows `JSONDecoder` with its default strategies: integers accept integral numbers only
+    /// (`2.0` decodes as `Int`, `2.5` does not) and must fit the type; `Float` and `Double` accept any number
+    /// that does not overflow or underflow the type; `Bool` and `String` accept only booleans and strings; a
+    /// missing or `null` member decodes as `nil` in `decodeIfPresent`; `Date` is seconds since 2001 (the
+    /// `.deferredToDate` default, not the 1970 that ``init(encoding:)`` writes), `URL` a string, `Data` base64
+    /// and `Decimal` a number. Errors are the `DecodingError` cases `JSONDecoder` throws, with the same coding
+    /// paths (array elements as `Index n` keys carrying `intValue`) and descriptions.
+    ///
+    /// A `JSONValue` holds less than the text it was parsed from, which shows in three places:
+    /// - numbers that are out of range for the requested type throw `dataCorrupted` at the member's path
+    ///   ("Number 300 is not representable in Swift."), where `JSONDecoder` reports an empty path;
+    /// - integers beyond `Int64` were parsed as rounded doubles, so integer types refuse numbers of magnitude
+    ///   2^63 and above instead of decoding a number the client never sent, and `Decimal` gets the double's
+    ///   shortest digits;
+    /// - a nested `JSONValue` is returned as it is (`2.0` stays `.double`), where `JSONDecoder` would rebuild it.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode, usually inferred.
+    ///   - userInfo: What the decoded types find in `Decoder.userInfo`.
+    /// - Throws: `DecodingError`, or any error a type's own `init(from:)` throws.
+    public func decode<T: Decodable>(
+        _ type: T.Type = T.self,
+        userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    ) throws -> T {
+        // Converting to `Decoder.userInfo`'s `[CodingUserInfoKey: Any]` allocates, even for an empty dictionary.
+        var anyUserInfo: [CodingUserInfoKey: Any] = [:]
+        if !userInfo.isEmpty {
+            anyUserInfo = userInfo
+        }
+        let decoder = JSONValueDecoder(value: self, path: .root, userInfo: anyUserInfo)
+        return try decoder.unwrap(self, as: type, at: .root)
+    }
+}
