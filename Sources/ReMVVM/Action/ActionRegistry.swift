@@ -48,7 +48,8 @@ public struct ActionRegistry: Sendable {
             return [try decodeEnvelope(document, index: nil)]
         default:
             throw ActionDecodingError(
-                .malformedEnvelope("an action must be an object {\"type\": String, \"payload\": {...}} or an array of them"))
+                .malformedEnvelope(
+                    "an action must be an object {\"type\": String, \"payload\": {...}} or an array of them"))
         }
     }
 
@@ -73,7 +74,8 @@ public struct ActionRegistry: Sendable {
 
     private func decodeEnvelope(_ value: JSONValue, index: Int?) throws(ActionDecodingError) -> any StoreAction {
         guard case .object(let fields) = value else {
-            throw ActionDecodingError(.malformedEnvelope("an action must be an object, not \(value.typeName)"), index: index)
+            throw ActionDecodingError(
+                .malformedEnvelope("an action must be an object, not \(value.typeName)"), index: index)
         }
         guard case .string(let type)? = fields["type"] else {
             let problem = fields["type"] == nil ? "missing 'type'" : "'type' must be a string naming the action"
