@@ -7,7 +7,7 @@
 # ---- build: the official Swift image (Debian 12) ----
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config libsqlite3-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies first so that this layer is cached across source changes.
@@ -20,10 +20,10 @@ RUN swift build -c release --product remvvm-server --static-swift-stdlib \
     && mkdir -p /staging \
     && cp "$(swift build -c release --show-bin-path)/remvvm-server" /staging/
 
-# ---- runtime: slim Debian with the libmicrohttpd runtime package ----
+# ---- runtime: slim Debian with the libmicrohttpd and SQLite runtime packages ----
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 curl ca-certificates \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 curl ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin remvvm
 WORKDIR /app
@@ -33,7 +33,10 @@ RUN mkdir -p /app/data && chown remvvm /app/data
 USER remvvm
 ENV REMVVM_HOST=0.0.0.0 \
     REMVVM_PORT=8080 \
-    REMVVM_PUBLIC_DIR=/app/public
+    REMVVM_PUBLIC_DIR=/app/public \
+    REMVVM_DATA_DIR=/app/data
+# The durable sessions (one SQLite file); mount a volume here to keep them across containers.
+VOLUME /app/data
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
     CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1

@@ -14,13 +14,17 @@ let package = Package(
         .library(name: "ReMVVM", targets: ["ReMVVM"]),
         .library(name: "ReMVVMTesting", targets: ["ReMVVMTesting"]),
         .library(name: "ReMVVMServer", targets: ["ReMVVMServer"]),
+        .library(name: "ReMVVMPersistence", targets: ["ReMVVMPersistence"]),
+        .library(name: "ReMVVMSQLite", targets: ["ReMVVMSQLite"]),
         .library(name: "ExampleApp", targets: ["ExampleApp"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "remvvm-bench", targets: ["remvvm-bench"]),
+        .executable(name: "remvvm-fuzz", targets: ["remvvm-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // The pure store core: no HTTP, no C.
@@ -35,11 +39,27 @@ let package = Package(
         ),
         // The HTTP transport: the only module that touches libmicrohttpd's pointers.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strictSettings),
+        // Durable sessions, whatever the database: the storage protocol, the group-commit writer, restore.
+        .target(
+            name: "ReMVVMPersistence",
+            dependencies: ["ReMVVM", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        // The embedded storage: one SQLite file through GRDB (Debian's libsqlite3-dev).
+        .target(
+            name: "ReMVVMSQLite",
+            dependencies: [
+                "ReMVVMPersistence",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The v1 API: sessions, dispatch, long-poll, SSE, static files, metrics.
         .target(
             name: "ReMVVMServer",
             dependencies: [
-                "ReMVVM", "MicroHTTP",
+                "ReMVVM", "MicroHTTP", "ReMVVMPersistence",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -49,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "remvvm-server",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "ExampleApp",
+                "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -60,12 +80,54 @@ let package = Package(
             dependencies: ["ReMVVM", "ExampleApp"],
             swiftSettings: strictSettings
         ),
+        // The request-path fuzz target (scripts/fuzz) and what it needs: libFuzzer's driver entry point.
+        .systemLibrary(name: "CLibFuzzer"),
+        .target(
+            name: "ReMVVMFuzzing",
+            dependencies: [
+                "ReMVVM", "ReMVVMServer", "MicroHTTP", "ExampleApp", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // A libFuzzer binary when built with -DREMVVM_FUZZ (scripts/fuzz); otherwise it replays input files.
+        .executableTarget(
+            name: "remvvm-fuzz",
+            dependencies: ["ReMVVMFuzzing", "CLibFuzzer"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "ReMVVMTests", dependencies: ["ReMVVM", "ReMVVMTesting"], swiftSettings: strictSettings),
         .testTarget(name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMTesting"], swiftSettings: strictSettings),
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ReMVVMPersistenceTests",
+            dependencies: [
+                "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVM", "ExampleApp",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The built remvvm-server as a subprocess: crash, restart and damaged-storage tests.
+        .testTarget(
+            name: "ServerDurabilityTests",
+            dependencies: ["HTTPTestClient", "ReMVVMPersistence", "ReMVVMSQLite"],
+            swiftSettings: strictSettings
+        ),
+        // A blocking HTTP/1.1 client over POSIX sockets (with Server-Sent Events reading) for the HTTP tests.
+        .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient", swiftSettings: strictSettings),
+        .testTarget(
+            name: "MicroHTTPTests",
+            dependencies: ["MicroHTTP", "HTTPTestClient"],
+            swiftSettings: strictSettings
+        ),
+        // Replays every crash the fuzzer found (Tests/FuzzCorpus/regressions) and the seed corpus.
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["ReMVVMFuzzing"], swiftSettings: strictSettings),
         .testTarget(
             name: "ReMVVMServerTests",
-            dependencies: ["ReMVVMServer", "ExampleApp"],
+            dependencies: [
+                "ReMVVMServer", "ExampleApp", "ReMVVM", "MicroHTTP", "HTTPTestClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

@@ -51,7 +51,8 @@ public enum ExampleApp {
             middleware: middleware,
             projections: projections,
             services: services,
-            configuration: configuration
+            configuration: configuration,
+            onRestore: restore
         )
     }
 }

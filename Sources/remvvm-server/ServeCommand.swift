@@ -48,6 +48,20 @@ struct ServeCommand: AsyncParsableCommand {
     var maxPollWait: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (REMVVM_LOG_LEVEL).")
     var logLevel: String?
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Folder of the durable session store, created on first run; default data (REMVVM_DATA_DIR).")
+    var dataDir: String?
+    @Option(help: "full: a dispatch is answered once it is on disk; off: memory only (REMVVM_DURABILITY).")
+    var durability: Durability?
+    @Option(
+        name: .customLong("snapshot-every"),
+        help: "Commits between snapshots of a session's state; default 1000 (REMVVM_SNAPSHOT_EVERY).")
+    var snapshotEvery: Int?
+    @Flag(
+        name: .customLong("drop-undecodable-sessions"),
+        help: "Delete stored sessions that no longer decode, not keep them (REMVVM_DROP_UNDECODABLE_SESSIONS).")
+    var dropUndecodableSessions = false
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
@@ -61,9 +75,10 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = try makeConfiguration(environment)
         var storeConfiguration = StoreConfiguration()
         storeConfiguration.onEffectError = { error in logger.warning("effect failed: \(error)") }
-        let server = StoreServer(
+        let server = try makeServer(
             ExampleApp.definition(configuration: storeConfiguration),
             configuration: configuration,
+            environment: environment,
             logger: logger
         )
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])

@@ -5,6 +5,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -30,10 +31,13 @@ class Server:
         self.binary, self.port = binary, port
         self.url = f"http://127.0.0.1:{port}"
         self.log = open(ROOT / "artifacts" / "browser-server.log", "wb")  # one log per run, across restarts
+        # Durable sessions live in a data folder of this run only, kept across the restart test.
+        self.data = tempfile.mkdtemp(prefix="remvvm-browser-")
         self.process = None
 
     def start(self):
-        command = [str(self.binary), "--port", str(self.port), "--public-dir", str(ROOT / "public")]
+        command = [str(self.binary), "--port", str(self.port), "--public-dir", str(ROOT / "public"),
+                   "--data-dir", self.data]
         self.process = subprocess.Popen(command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -72,6 +76,7 @@ def server():
     yield server
     server.stop()
     server.log.close()
+    shutil.rmtree(server.data, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -36,5 +36,5 @@ ensure_packages() {
 # What building the server needs.
 ensure_build_dependencies() {
   use_swift
-  ensure_packages libmicrohttpd-dev pkg-config
+  ensure_packages libmicrohttpd-dev pkg-config libsqlite3-dev
 }

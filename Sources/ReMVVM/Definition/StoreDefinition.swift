@@ -23,6 +23,13 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     public var configuration: StoreConfiguration
     /// Action types clients may send beyond those reducers and typed middleware handle.
     public var extraActions: ActionRegistry
+    /// Called once for each session restored from durable storage, when it is back in service.
+    ///
+    /// A restore replays the reducers only: middleware and effects never run again, so an
+    /// effect that was in flight when the server stopped is lost. Here the app sees the
+    /// restored state (`store.state`) and decides, for example by dispatching again the action
+    /// that started a load still marked as loading. The default does nothing.
+    public var onRestore: @Sendable (Store<State>) -> Void
 
     /// Describes an app.
     public init(
@@ -32,7 +39,8 @@ public struct StoreDefinition<State: Sendable>: Sendable {
         projections: Projections<State>,
         services: Services = Services(),
         configuration: StoreConfiguration = StoreConfiguration(),
-        extraActions: ActionRegistry = ActionRegistry()
+        extraActions: ActionRegistry = ActionRegistry(),
+        onRestore: @escaping @Sendable (Store<State>) -> Void = { _ in }
     ) {
         self.initialState = initialState
         self.reducer = reducer
@@ -41,6 +49,7 @@ public struct StoreDefinition<State: Sendable>: Sendable {
         self.services = services
         self.configuration = configuration
         self.extraActions = extraActions
+        self.onRestore = onRestore
     }
 
     /// Every action type a client may send: those of the reducers, the typed middleware and

@@ -7,4 +7,11 @@ public struct CommitRecord: Sendable {
     public let version: UInt64
     /// The actions reduced, in order, as the reducers saw them.
     public let actions: [any StoreAction]
+
+    /// A commit of `actions` that produced `version`; built by the store, or from a durable log
+    /// to hand to ``Store/replay(_:)``.
+    public init(version: UInt64, actions: [any StoreAction]) {
+        self.version = version
+        self.actions = actions
+    }
 }

@@ -104,7 +104,7 @@ extension Store {
     }
 
     /// Recomputes the views whose inputs changed; returns those whose view model really changed.
-    private func updateViews(from old: State, core: inout StoreCore<State>) -> ViewSet {
+    func updateViews(from old: State, core: inout StoreCore<State>) -> ViewSet {
         var changed = ViewSet.none
         let entries = projections.entries
         for index in entries.indices {

@@ -41,18 +41,20 @@ extension API {
                 return
             }
         }
-        let response = dispatchResponse(session, request)
-        if let key {
-            session.idempotency.withLock { cache in
-                if response.status == 200 {
-                    cache.finish(key: key, body: request.body, response: response)
-                } else {
-                    cache.abandon(key: key)
+        // With durability, the answer waits (parked, no thread held) until the commit is on disk.
+        whenDurable(dispatchResponse(session, request)) { [self] response in
+            if let key {
+                session.idempotency.withLock { cache in
+                    if response.status == 200 {
+                        cache.finish(key: key, body: request.body, response: response)
+                    } else {
+                        cache.abandon(key: key)
+                    }
                 }
             }
+            metrics.observeDispatch(ContinuousClock.now - exchange.started)
+            exchange.send(response)
         }
-        metrics.observeDispatch(ContinuousClock.now - exchange.started)
-        exchange.send(response)
     }
 
     private func dispatchResponse(_ session: Session, _ request: HTTPRequest) -> HTTPResponse {
@@ -91,10 +93,10 @@ extension API {
         }
     }
 
-    /// The version an `If-Match` header requires, if any.
+    /// The version an `If-Match` header requires, if any; `*` (RFC 9110: any current version) requires none.
     private func expectedVersion(_ request: HTTPRequest, session: Session) throws(Problem) -> UInt64? {
-        guard let header = request.headers["if-match"] else { return nil }
-        guard let cursor = Cursor(parsing: header.trimmingWhitespace()) else {
+        guard let header = request.headers["if-match"]?.trimmingWhitespace(), header != "*" else { return nil }
+        guard let cursor = Cursor(entityTag: header) else {
             throw .badRequest("If-Match must be a version such as \"\(session.cursor)\"", slug: "bad-if-match")
         }
         guard cursor.epoch == session.epoch else { throw .versionMismatch(current: session.cursor) }

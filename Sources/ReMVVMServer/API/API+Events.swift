@@ -1,5 +1,6 @@
 import MicroHTTP
 import ReMVVM
+import ReMVVMPersistence
 import Synchronization
 
 extension API {
@@ -22,7 +23,9 @@ extension API {
         let since: Cursor?
         do {
             views = try request.viewSelection(of: session.store)
-            since = try Self.cursor(request.headers["last-event-id"] ?? request.queryValue("since"), name: "since")
+            // An empty Last-Event-ID (no event had an id yet) is no cursor, and leaves `since` in force.
+            let lastEventID = request.headers["last-event-id"].flatMap { $0.isEmpty ? nil : $0 }
+            since = try Self.cursor(lastEventID ?? request.queryValue("since"), name: "since")
         } catch {
             exchange.send(error)
             return
@@ -60,11 +63,16 @@ extension API {
             return
         }
         streams.add(stream)
-        EventSubscription(feed: feed, stream: stream, cursor: cursor).start()
-        exchange.send(
-            HTTPResponse(
-                status: 200,
-                headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"],
-                body: .stream(stream)))
+        EventSubscription(feed: feed, stream: stream, cursor: cursor, durability: durability).start()
+        let response = HTTPResponse(
+            status: 200,
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"],
+            body: .stream(stream))
+        // With durability, the first event's version is shown only once it is on disk.
+        guard let durability else {
+            exchange.send(response)
+            return
+        }
+        durability.whenDurable { _ in exchange.send(response) }
     }
 }

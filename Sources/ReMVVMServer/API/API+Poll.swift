@@ -29,7 +29,11 @@ extension API {
         let feed = ChangeFeed(session: session, views: views, form: form)
         let respond: @Sendable () -> Void = { [self] in
             do {
-                exchange.send(.json(200, try feed.answer(since: since).body, headers: versionHeaders(session.cursor)))
+                // The header names the version the body brings the client to, even if a dispatch lands meanwhile.
+                let answer = try feed.answer(since: since)
+                let response = HTTPResponse.json(200, answer.body, headers: versionHeaders(session.cursor(answer.to)))
+                // With durability, a version is shown only once it is on disk: a crash never takes it back.
+                whenDurable(response) { exchange.send($0) }
             } catch {
                 exchange.send(.internalError("\(error)"))
             }
@@ -57,6 +61,9 @@ extension API {
             }
         }
         switch registration {
+        case .ready(.closed):
+            // Deleted between the lookup and here: the same answer as a poll parked when it happened.
+            if parking.claim(timer: timer) { exchange.send(.sessionNotFound) }
         case .ready:
             if parking.claim(timer: timer) { respond() }
         case .parked(let token):
@@ -69,7 +76,9 @@ extension API {
     }
 
     private func pollWait(_ request: HTTPRequest) throws(Problem) -> Duration {
-        guard let text = request.queryValue("wait") else { return configuration.defaultPollWait }
+        guard let text = request.queryValue("wait") else {
+            return min(configuration.defaultPollWait, configuration.maxPollWait)
+        }
         let wait: Duration?
         if text.hasSuffix("ms"), let millis = Int64(text.dropLast(2)) {
             wait = .milliseconds(millis)

@@ -26,7 +26,11 @@ extension API {
             headers.add(
                 name: "Set-Cookie",
                 value: "\(Credentials.cookieName)=\(session.token); Path=/; HttpOnly; SameSite=Strict")
-            exchange.send(.json(201, body, headers: headers))
+            // With durability, the credentials are handed out only once the session is on disk.
+            whenDurable(.json(201, body, headers: headers)) { response in
+                if response.status != 201 { self.sessions.remove(id: session.id) }
+                exchange.send(response)
+            }
         } catch {
             sessions.remove(id: session.id)
             exchange.send(.internalError("\(error)"))
@@ -40,7 +44,7 @@ extension API {
         case "DELETE":
             sessions.remove(id: session.id)
             logger.info("session deleted", metadata: ["session.id": "\(session.id)"])
-            exchange.send(HTTPResponse(status: 204))
+            whenDurable(HTTPResponse(status: 204)) { response in exchange.send(response) }
         default:
             exchange.send(.methodNotAllowed(exchange.request.method, allowed: ["GET", "DELETE"]))
         }
@@ -58,7 +62,8 @@ extension API {
                 return
             }
             let body: JSONValue = ["version": .string(cursor.description), "views": try snapshots.viewsObject()]
-            exchange.send(.json(200, body, headers: versionHeaders(cursor)))
+            // With durability, a version is shown only once it is on disk: a crash never takes it back.
+            whenDurable(.json(200, body, headers: versionHeaders(cursor))) { exchange.send($0) }
         } catch let problem as Problem {
             exchange.send(problem)
         } catch {

@@ -44,9 +44,10 @@ struct Problem: Error, Sendable {
     }
 
     static func unsupportedMediaType(_ given: String?) -> Problem {
-        Problem(
+        let sent = given.map { "'\($0)'" } ?? "without a Content-Type"
+        return Problem(
             status: 415, slug: "unsupported-media-type", title: "Unsupported Media Type",
-            detail: "actions must be sent as application/json, not \(given.map { "'\($0)'" } ?? "without a Content-Type")")
+            detail: "actions must be sent as application/json, not \(sent)")
     }
 
     static func invalidAction(_ error: ActionDecodingError) -> Problem {

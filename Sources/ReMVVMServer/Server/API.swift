@@ -1,6 +1,7 @@
 import Logging
 import MicroHTTP
 import ReMVVM
+import ReMVVMPersistence
 
 /// The v1 API: routes each request to its endpoint. Runs on libmicrohttpd's worker threads
 /// and never blocks them: a request that must wait parks its connection instead.
@@ -15,11 +16,27 @@ final class API: HTTPHandler {
     let logger: Logger
     /// Reads the transport's gauges for `/metrics` (set once the transport exists).
     let transportGauges: @Sendable () -> [(name: String, help: String, value: Int)]
+    /// Where sessions are kept durably; nil keeps them in memory only.
+    let durability: (any SessionPersistence)?
 
-    init(
+    convenience init(
         configuration: ServerConfiguration,
         actions: ActionRegistry,
         makeStore: @escaping @Sendable () -> any ProjectedStore,
+        logger: Logger,
+        transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
+    ) {
+        self.init(
+            configuration: configuration, actions: actions, makeStore: { _ in makeStore() }, durability: nil,
+            logger: logger, transportGauges: transportGauges)
+    }
+
+    /// An API whose stores are made per session identity, and kept durably when `durability` is set.
+    init(
+        configuration: ServerConfiguration,
+        actions: ActionRegistry,
+        makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
+        durability: (any SessionPersistence)?,
         logger: Logger,
         transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
     ) {
@@ -27,10 +44,12 @@ final class API: HTTPHandler {
         self.actions = actions
         self.logger = logger
         self.transportGauges = transportGauges
+        self.durability = durability
         sessions = SessionRegistry(
             limit: configuration.maxSessions,
             idempotencyLimit: configuration.idempotencyKeysPerSession,
-            makeStore: makeStore
+            makeStore: makeStore,
+            onEnd: { session in durability?.remove(session: session.id) }
         )
         files = StaticFiles(root: configuration.publicDirectory)
     }
@@ -72,10 +91,22 @@ final class API: HTTPHandler {
     }
 
     private func health(_ exchange: Exchange) {
+        guard isRead(exchange) else { return }
         exchange.send(.json(200, ["status": "ok", "sessions": .int(Int64(sessions.count))]))
     }
 
+    /// Answers 405 to anything but `GET` and `HEAD`; true when the request may go on.
+    private func isRead(_ exchange: Exchange) -> Bool {
+        let method = exchange.request.method
+        guard method == "GET" || method == "HEAD" else {
+            exchange.send(.methodNotAllowed(method, allowed: ["GET", "HEAD"]))
+            return false
+        }
+        return true
+    }
+
     private func exposeMetrics(_ exchange: Exchange) {
+        guard isRead(exchange) else { return }
         let all = sessions.all
         var gauges: [(name: String, help: String, value: Int)] = [
             ("remvvm_sessions", "Live sessions.", all.count),

@@ -1,6 +1,7 @@
 import Logging
 import MicroHTTP
 import ReMVVM
+import ReMVVMPersistence
 import Synchronization
 
 /// Serves an app over HTTP: one store per client session, actions in, view-model projections
@@ -13,23 +14,40 @@ import Synchronization
 /// server.stop()
 /// ```
 public final class StoreServer: Sendable {
-    private let api: API
+    let api: API
     private let transport: HTTPServer
+    /// Whether the stored sessions were restored (once, at the first start).
+    let restored = Atomic<Bool>(false)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
     private let logger: Logger
 
-    /// Prepares a server for the app `definition`; nothing listens until ``start()``.
-    public init<State: Sendable>(
+    /// Prepares a server for the app `definition`, with sessions in memory only; nothing
+    /// listens until ``start()``.
+    public convenience init<State: Sendable>(
         _ definition: StoreDefinition<State>,
         configuration: ServerConfiguration = ServerConfiguration(),
         logger: Logger = Logger(label: "remvvm.server")
+    ) {
+        self.init(
+            actions: definition.actions, makeStore: { _ in definition.makeStore() }, durability: nil,
+            configuration: configuration, logger: logger)
+    }
+
+    /// A server whose stores are made per session identity, kept durably when `durability` is set.
+    init(
+        actions: ActionRegistry,
+        makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
+        durability: (any SessionPersistence)?,
+        configuration: ServerConfiguration,
+        logger: Logger
     ) {
         self.logger = logger
         let transportBox = TransportBox()
         api = API(
             configuration: configuration,
-            actions: definition.actions,
-            makeStore: { definition.makeStore() },
+            actions: actions,
+            makeStore: makeStore,
+            durability: durability,
             logger: logger,
             transportGauges: { transportBox.gauges() }
         )
@@ -48,6 +66,7 @@ public final class StoreServer: Sendable {
     /// Starts listening, and the ticker that times out long-polls, sends heartbeats and expires
     /// idle sessions.
     public func start() throws(HTTPServerError) {
+        restoreSessions()
         try transport.start()
         let api = self.api
         let heartbeatTicks = max(Int(api.configuration.heartbeatInterval / DeadlineTimer.tick), 1)
@@ -77,6 +96,7 @@ public final class StoreServer: Sendable {
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")
         transport.stop()
+        closeDurableSessions()
         logger.info("server stopped")
     }
 }

@@ -2,14 +2,16 @@
 ///
 /// `n` counts commits; `epoch` names the session's history and changes only if state was
 /// lost, so a cursor from another history is recognised instead of being misread.
-struct Cursor: Equatable, Sendable, CustomStringConvertible {
-    let epoch: String
-    let number: UInt64
+///
+/// Package-visible so that the fuzzer (`remvvm-fuzz`) can reach its parsers.
+package struct Cursor: Equatable, Sendable, CustomStringConvertible {
+    package let epoch: String
+    package let number: UInt64
 
-    var description: String { "\(epoch).\(number)" }
+    package var description: String { "\(epoch).\(number)" }
 
     /// Parses `"<epoch>.<n>"`, also with surrounding quotes (an ETag); nil if malformed.
-    init?(parsing text: String) {
+    package init?(parsing text: String) {
         var text = Substring(text)
         if text.hasPrefix("W/") { text = text.dropFirst(2) }
         if text.count >= 2, text.first == "\"", text.last == "\"" { text = text.dropFirst().dropLast() }
@@ -22,6 +24,14 @@ struct Cursor: Equatable, Sendable, CustomStringConvertible {
         }
         self.epoch = String(epoch)
         self.number = number
+    }
+
+    /// Parses a strong entity tag, `"<epoch>.<n>"` with its quotes (what `If-Match` compares); nil for
+    /// anything else, a weak `W/` tag and a bare version included.
+    package init?(entityTag text: String) {
+        guard text.utf8.count >= 2, text.utf8.first == UInt8(ascii: "\""), text.utf8.last == UInt8(ascii: "\"")
+        else { return nil }
+        self.init(parsing: text)
     }
 
     init(epoch: String, number: UInt64) {

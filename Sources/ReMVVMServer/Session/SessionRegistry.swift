@@ -1,17 +1,32 @@
 import ReMVVM
+import ReMVVMPersistence
 import Synchronization
 
 /// Every live session, by id; the only place sessions are created, found and ended.
 final class SessionRegistry: Sendable {
     private let sessions = Mutex<[String: Session]>([:])
-    private let makeStore: @Sendable () -> any ProjectedStore
+    private let makeStore: @Sendable (SessionRecord) -> any ProjectedStore
+    /// Told about every session that ended (deleted, expired or refused), after its store closed.
+    private let onEnd: @Sendable (Session) -> Void
     private let limit: Int
     private let idempotencyLimit: Int
 
-    init(limit: Int, idempotencyLimit: Int, makeStore: @escaping @Sendable () -> any ProjectedStore) {
+    convenience init(limit: Int, idempotencyLimit: Int, makeStore: @escaping @Sendable () -> any ProjectedStore) {
+        self.init(limit: limit, idempotencyLimit: idempotencyLimit, makeStore: { _ in makeStore() }, onEnd: { _ in })
+    }
+
+    /// A registry whose stores are made for each new session's identity (durable sessions log
+    /// under it), and that reports every ended session to `onEnd`.
+    init(
+        limit: Int,
+        idempotencyLimit: Int,
+        makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
+        onEnd: @escaping @Sendable (Session) -> Void
+    ) {
         self.limit = limit
         self.idempotencyLimit = idempotencyLimit
         self.makeStore = makeStore
+        self.onEnd = onEnd
     }
 
     /// How many sessions are live.
@@ -20,11 +35,12 @@ final class SessionRegistry: Sendable {
     /// Creates a session with a fresh store, or nil when the limit is reached.
     func create() -> Session? {
         guard count < limit else { return nil }
+        let record = SessionRecord(id: SecureToken.make(), token: SecureToken.make(), epoch: SecureToken.makeEpoch())
         let session = Session(
-            id: SecureToken.make(),
-            token: SecureToken.make(),
-            epoch: SecureToken.makeEpoch(),
-            store: makeStore(),
+            id: record.id,
+            token: record.token,
+            epoch: record.epoch,
+            store: makeStore(record),
             idempotencyLimit: idempotencyLimit
         )
         let added = sessions.withLock { sessions -> Bool in
@@ -34,9 +50,15 @@ final class SessionRegistry: Sendable {
         }
         guard added else {
             session.store.close()
+            onEnd(session)
             return nil
         }
         return session
+    }
+
+    /// Puts a session restored from storage back in service, under its old id and token.
+    func adopt(_ session: Session) {
+        sessions.withLock { $0[session.id] = session }
     }
 
     /// The session with this id if `token` is its token; nil for an unknown id or a wrong token alike.
@@ -50,7 +72,10 @@ final class SessionRegistry: Sendable {
     @discardableResult
     func remove(id: String) -> Session? {
         let session = sessions.withLock { $0.removeValue(forKey: id) }
-        session?.store.close()
+        if let session {
+            session.store.close()
+            onEnd(session)
+        }
         return session
     }
 
@@ -62,7 +87,10 @@ final class SessionRegistry: Sendable {
             for session in idle { sessions[session.id] = nil }
             return idle
         }
-        for session in expired { session.store.close() }
+        for session in expired {
+            session.store.close()
+            onEnd(session)
+        }
         return expired.count
     }
 

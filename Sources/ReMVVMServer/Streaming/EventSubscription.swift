@@ -1,5 +1,6 @@
 import MicroHTTP
 import ReMVVM
+import ReMVVMPersistence
 import Synchronization
 
 /// Feeds one event stream from its session's change stream: one `patch` event per change of a
@@ -17,10 +18,13 @@ final class EventSubscription: Sendable {
     private let feed: ChangeFeed
     private let stream: ResponseStream
     private let state: Mutex<State>
+    /// With durability, each event is written once its version is on disk.
+    private let durability: (any SessionPersistence)?
 
-    init(feed: ChangeFeed, stream: ResponseStream, cursor: UInt64) {
+    init(feed: ChangeFeed, stream: ResponseStream, cursor: UInt64, durability: (any SessionPersistence)? = nil) {
         self.feed = feed
         self.stream = stream
+        self.durability = durability
         state = Mutex(State(cursor: cursor))
     }
 
@@ -74,7 +78,10 @@ final class EventSubscription: Sendable {
             let event = ServerSentEvent(
                 id: session.cursor(answer.to).description, event: answer.reset == nil ? "patch" : "reset",
                 data: String(decoding: answer.body, as: UTF8.self))
-            return stream.write(event.bytes)
+            guard let durability else { return stream.write(event.bytes) }
+            // Barriers are answered in order, so events keep theirs; a write after the end is ignored.
+            durability.whenDurable { [stream] _ in stream.write(event.bytes) }
+            return true
         } catch {
             end(reason: "error")
             return false

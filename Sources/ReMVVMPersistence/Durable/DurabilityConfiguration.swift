@@ -1,0 +1,24 @@
+import Foundation
+
+/// How sessions are kept on disk: snapshot frequency, how stored state is named and versioned,
+/// and what to do with sessions that no longer decode.
+public struct DurabilityConfiguration: Sendable {
+    /// A session's state is snapshotted after this many logged commits, so that a restore
+    /// replays at most this many; the log entries a snapshot covers are deleted.
+    public var snapshotEvery = 1_000
+    /// Deletes sessions that cannot be restored (their state or log no longer decodes) instead
+    /// of keeping them on disk for a later version to read.
+    public var dropUndecodableSessions = false
+    /// The name stored with every snapshot; nil means the state's full Swift type name. Set it
+    /// when you rename the state type, so that stored sessions still match.
+    public var stateType: String?
+    /// The version of the state's shape, stored with every snapshot. Raise it when a change makes
+    /// old snapshots undecodable, and handle older versions in ``migrateState``.
+    public var stateVersion = 1
+    /// Turns a snapshot's JSON of an older ``stateVersion`` (the second argument) into JSON of the
+    /// current one; nil decodes older snapshots as they are.
+    public var migrateState: (@Sendable (_ state: Data, _ fromVersion: Int) throws -> Data)?
+
+    /// Snapshots every 1,000 commits; undecodable sessions are kept.
+    public init() {}
+}

@@ -1,0 +1,162 @@
+import Logging
+import ReMVVM
+import Synchronization
+
+/// Keeps an app's sessions on durable storage: every commit goes to the session's action log
+/// through the group-commit writer, states are snapshotted every few commits and at shutdown,
+/// and at start-up each session is rebuilt from its snapshot and the log after it.
+///
+/// ```swift
+/// let storage = try SQLiteSessionStorage(directory: "data", logger: logger)
+/// let sessions = DurableSessions(ExampleApp.definition(), storage: storage)
+/// ```
+/// The server hands it every new session's identity (``makeStore(for:)``), removes ended
+/// sessions, and answers a dispatch only once ``whenDurable(_:)`` says its commit is on disk.
+public final class DurableSessions<State: Codable & Sendable>: SessionPersistence {
+    private let definition: StoreDefinition<State>
+    private let storage: any SessionStorage
+    private let configuration: DurabilityConfiguration
+    private let codec: SessionCodec<State>
+    private let writer: GroupCommitWriter
+    private let logger: Logger
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// Starts the group-commit writer on `storage`.
+    public init(
+        _ definition: StoreDefinition<State>,
+        storage: any SessionStorage,
+        configuration: DurabilityConfiguration = DurabilityConfiguration(),
+        logger: Logger = Logger(label: "remvvm.persistence")
+    ) {
+        self.definition = definition
+        self.storage = storage
+        self.configuration = configuration
+        self.logger = logger
+        let codec = SessionCodec(definition: definition, configuration: configuration)
+        self.codec = codec
+        writer = GroupCommitWriter(
+            storage: storage, snapshotEvery: configuration.snapshotEvery, logger: logger, encode: codec.encode)
+    }
+
+    /// What the writer has done so far: transactions, commits and snapshots written.
+    public var statistics: WriterStatistics { writer.statistics }
+
+    /// A logged store for a new session, as the server sees it; its identity is queued for storage.
+    public func makeStore(for session: SessionRecord) -> any ProjectedStore {
+        makeTypedStore(for: session)
+    }
+
+    /// A logged store for a new session; its identity is queued for storage.
+    public func makeTypedStore(for session: SessionRecord) -> Store<State> {
+        let store = definition.makeStore()
+        track(store, of: session, create: true, snapshotVersion: 0, sinceSnapshot: 0)
+        return store
+    }
+
+    /// Rebuilds every stored session from its snapshot and log; those that cannot be rebuilt are logged and skipped (and deleted if so configured).
+    public func restore() -> [RestoredSession] {
+        let records: [SessionRecord]
+        do {
+            records = try storage.list()
+        } catch {
+            logger.error("cannot list the stored sessions; starting with none", metadata: ["error": "\(error)"])
+            return []
+        }
+        var restored: [RestoredSession] = []
+        for record in records {
+            guard let store = rebuild(record) else { continue }
+            let definition = self.definition
+            restored.append(RestoredSession(record: record, store: store) { definition.onRestore(store) })
+        }
+        logger.info(
+            "restored sessions from durable storage",
+            metadata: [
+                "sessions.restored": "\(restored.count)", "sessions.skipped": "\(records.count - restored.count)",
+            ])
+        return restored
+    }
+
+    /// Queues the deletion of an ended session from storage.
+    public func remove(session id: String) {
+        writer.enqueue(.remove(session: id))
+    }
+
+    /// Calls `handler` once everything queued so far is durable, or with the error that kept it from being written.
+    public func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void) {
+        writer.whenDurable(handler)
+    }
+
+    /// Snapshots every session, writes what is queued and closes the storage. Idempotent.
+    public func shutdown() {
+        stop(snapshotting: true)
+    }
+
+    /// Writes what is queued and closes the storage; without `snapshotting`, the way a crash
+    /// leaves it (tests).
+    func stop(snapshotting: Bool) {
+        guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
+        writer.close(snapshotAll: snapshotting)
+        logger.info("durable storage closed", metadata: ["storage.transactions": "\(writer.statistics.transactions)"])
+    }
+
+    /// Registers `store` with the writer, then logs its every commit.
+    private func track(
+        _ store: Store<State>, of session: SessionRecord, create: Bool, snapshotVersion: UInt64, sinceSnapshot: Int
+    ) {
+        let codec = self.codec
+        let tracked = WriterSession(
+            record: session, snapshot: { try codec.snapshot(of: store) }, snapshotVersion: snapshotVersion,
+            sinceSnapshot: sinceSnapshot)
+        writer.enqueue(.register(tracked, create: create ? session : nil))
+        let writer = self.writer
+        let id = session.id
+        store.onCommit { record in writer.enqueue(.commit(session: id, record: record)) }
+    }
+
+    /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt.
+    private func rebuild(_ record: SessionRecord) -> Store<State>? {
+        let stored: StoredSession
+        do {
+            guard let loaded = try storage.load(record.id) else { return nil }
+            stored = loaded
+        } catch {
+            // Not a decoding problem: never dropped, whatever the configuration.
+            logger.error(
+                "cannot read session \(record.id) from durable storage: \(error); it is not served and kept on disk",
+                metadata: ["session.id": "\(record.id)"])
+            return nil
+        }
+        do {
+            let (store, replayed) = try codec.rebuild(stored, with: definition)
+            track(
+                store, of: record, create: false, snapshotVersion: stored.snapshot?.version ?? 0,
+                sinceSnapshot: replayed)
+            return store
+        } catch {
+            skip(record, reason: "\(error)")
+            return nil
+        }
+    }
+
+    private func skip(_ record: SessionRecord, reason: String) {
+        guard configuration.dropUndecodableSessions else {
+            logger.error(
+                """
+                cannot restore session \(record.id): \(reason); it is not served and kept on disk \
+                (drop undecodable sessions to delete it)
+                """,
+                metadata: ["session.id": "\(record.id)"])
+            return
+        }
+        do {
+            try storage.delete(record.id)
+            logger.error(
+                "cannot restore session \(record.id): \(reason); it was deleted (drop undecodable sessions is on)",
+                metadata: ["session.id": "\(record.id)"])
+        } catch {
+            logger.error(
+                "cannot restore session \(record.id): \(reason); deleting it failed too: \(error)",
+                metadata: ["session.id": "\(record.id)"])
+        }
+    }
+}

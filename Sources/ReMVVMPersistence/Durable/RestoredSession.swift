@@ -1,0 +1,18 @@
+import ReMVVM
+
+/// A session rebuilt from storage, ready to be served again.
+public struct RestoredSession: Sendable {
+    /// Its identity: the same id, token and epoch as before the restart.
+    public let record: SessionRecord
+    /// Its store, at the restored version, logging new commits.
+    public let store: any ProjectedStore
+    /// Runs the app's restore hook; call it once the session is back in service.
+    public let resume: @Sendable () -> Void
+
+    /// A restored session.
+    public init(record: SessionRecord, store: any ProjectedStore, resume: @escaping @Sendable () -> Void) {
+        self.record = record
+        self.store = store
+        self.resume = resume
+    }
+}

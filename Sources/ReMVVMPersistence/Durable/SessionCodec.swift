@@ -1,0 +1,160 @@
+import Foundation
+import ReMVVM
+
+/// Turns a session's state and commits into stored records and back, checking each record's
+/// format and the state's type name and version.
+struct SessionCodec<State: Codable & Sendable>: Sendable {
+    let stateType: String
+    let stateVersion: Int
+    let migrate: (@Sendable (Data, Int) throws -> Data)?
+    /// The actions some reducer handles: only they change the state on replay, so only they are logged.
+    let reduced: ActionRegistry
+    /// Every action the app knows, to read the log back.
+    let actions: ActionRegistry
+
+    init(definition: StoreDefinition<State>, configuration: DurabilityConfiguration) {
+        stateType = configuration.stateType ?? String(reflecting: State.self)
+        stateVersion = configuration.stateVersion
+        migrate = configuration.migrateState
+        reduced = definition.reducer.actions
+        actions = definition.actions
+    }
+
+    // MARK: - Writing
+
+    /// A commit as a log entry: a JSON array of the envelopes of the actions that reducers handle.
+    func encode(_ record: CommitRecord) throws -> StoredCommit {
+        let logged = record.actions.filter { reduced.contains($0.wireName) }.map(LoggedAction.init)
+        return StoredCommit(version: record.version, actions: try JSONEncoder().encode(logged))
+    }
+
+    /// The store's current state as a snapshot.
+    func snapshot(of store: Store<State>) throws -> StoredSnapshot {
+        let (state, version) = store.versionedState
+        let json = try JSONEncoder().encode(state)
+        return StoredSnapshot(version: version, stateType: stateType, stateVersion: stateVersion, state: json)
+    }
+
+    // MARK: - Reading
+
+    /// Rebuilds a stored session's store: its snapshot's state (or the initial state), then the
+    /// log replayed through the reducers alone.
+    ///
+    /// - Returns: The store and how many commits were replayed.
+    func rebuild(_ stored: StoredSession, with definition: StoreDefinition<State>) throws(RestoreError) -> (
+        store: Store<State>, replayed: Int
+    ) {
+        guard stored.record.format <= RecordFormat.current else {
+            throw RestoreError(newer("its session record", format: stored.record.format))
+        }
+        var state = definition.initialState
+        var version: UInt64 = 0
+        if let snapshot = stored.snapshot {
+            state = try decodeState(snapshot)
+            version = snapshot.version
+        }
+        let store = definition.makeStore(state: state, version: version)
+        for entry in stored.log {
+            guard entry.version == store.version + 1 else {
+                store.close()
+                throw RestoreError("its action log jumps from version \(store.version) to \(entry.version)")
+            }
+            do {
+                try store.replay(try decodeCommit(entry))
+            } catch let error as RestoreError {
+                store.close()
+                throw error
+            } catch {
+                store.close()
+                throw RestoreError("replaying version \(entry.version) failed: \(error)")
+            }
+        }
+        return (store, stored.log.count)
+    }
+
+    /// A snapshot's state, after checking what wrote it.
+    func decodeState(_ snapshot: StoredSnapshot) throws(RestoreError) -> State {
+        guard snapshot.format <= RecordFormat.current else {
+            throw RestoreError(newer("its snapshot", format: snapshot.format))
+        }
+        guard snapshot.stateType == stateType else {
+            throw RestoreError(
+                "its state is a '\(snapshot.stateType)', not this app's '\(stateType)' "
+                    + "(if the type was only renamed, set DurabilityConfiguration.stateType to the old name)")
+        }
+        guard snapshot.stateVersion <= stateVersion else {
+            throw RestoreError(
+                "its state has version \(snapshot.stateVersion), newer than this app's \(stateVersion)")
+        }
+        var json = snapshot.state
+        if snapshot.stateVersion < stateVersion, let migrate {
+            do {
+                json = try migrate(json, snapshot.stateVersion)
+            } catch {
+                throw RestoreError(
+                    "migrating its state from version \(snapshot.stateVersion) to \(stateVersion) failed: \(error)")
+            }
+        }
+        do {
+            return try JSONDecoder().decode(State.self, from: json)
+        } catch let error as DecodingError {
+            throw RestoreError(
+                "its state ('\(stateType)' version \(snapshot.stateVersion)) no longer decodes: \(Self.describe(error))"
+            )
+        } catch {
+            throw RestoreError(
+                "its state ('\(stateType)' version \(snapshot.stateVersion)) no longer decodes: \(error)")
+        }
+    }
+
+    /// A log entry's commit.
+    func decodeCommit(_ entry: StoredCommit) throws(RestoreError) -> CommitRecord {
+        guard entry.format <= RecordFormat.current else {
+            throw RestoreError(newer("its log entry for version \(entry.version)", format: entry.format))
+        }
+        if entry.actions.elementsEqual("[]".utf8) { return CommitRecord(version: entry.version, actions: []) }
+        do {
+            return CommitRecord(version: entry.version, actions: try actions.decodeActions(from: entry.actions))
+        } catch {
+            throw RestoreError("its log entry for version \(entry.version) no longer decodes: \(error)")
+        }
+    }
+
+    private func newer(_ what: String, format: Int) -> String {
+        "\(what) has format \(format), newer than this server reads (\(RecordFormat.current))"
+    }
+
+    /// A decoding error as `at 'a.b': what was wrong`.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return path.isEmpty ? "at the top level" : "at '\(path)'"
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return "\(parent): missing '\(key.stringValue)'"
+        case .typeMismatch(let type, let context):
+            return "\(path(context)): expected \(type): \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)): expected a \(type), found null"
+        case .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+/// One action as a log entry writes it: `{"type": wire name, "payload": action}`.
+private struct LoggedAction: Encodable {
+    let action: any StoreAction
+
+    enum CodingKeys: String, CodingKey { case type, payload }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(action.wireName, forKey: .type)
+        try container.encode(action, forKey: .payload)
+    }
+}

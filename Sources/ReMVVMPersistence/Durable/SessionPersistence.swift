@@ -1,0 +1,25 @@
+import ReMVVM
+
+/// What a server needs from durability, whatever the app's state type: stores that log their
+/// commits, the sessions restored at start-up, and a way to wait until writes are durable.
+public protocol SessionPersistence: Sendable {
+    /// A store for a new session whose every commit is logged; the session's creation is queued
+    /// for storage (wait with ``whenDurable(_:)`` before handing out its credentials).
+    func makeStore(for session: SessionRecord) -> any ProjectedStore
+
+    /// Rebuilds every stored session that can be rebuilt; each must be put back in service
+    /// before its ``RestoredSession/resume`` is called. Sessions that cannot be rebuilt are
+    /// logged and skipped.
+    func restore() -> [RestoredSession]
+
+    /// Queues the deletion of an ended (deleted or expired) session.
+    func remove(session id: String)
+
+    /// Calls `handler` once everything queued so far, commits included, is durable (nil), or with
+    /// the error that kept it from being written. It may run at once, on the caller's thread, or
+    /// later on the writer's.
+    func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void)
+
+    /// Snapshots every session, writes what is queued and closes the storage. Idempotent.
+    func shutdown()
+}

@@ -1,0 +1,8 @@
+/// The version of the records this server writes: sessions, snapshots and log entries.
+///
+/// Every stored record carries it, so that a future server can read old records and an old
+/// server refuses newer ones with a clear error instead of misreading them.
+public enum RecordFormat {
+    /// The format written now.
+    public static let current = 1
+}

@@ -1,0 +1,43 @@
+/// Where durable sessions live: a small protocol, so that the embedded SQLite store and a
+/// shared database for several server nodes are interchangeable.
+///
+/// An implementation keeps, per session, its identity (``SessionRecord``), at most one
+/// snapshot of its state and the log of commits after that snapshot. ``write(_:)`` is the only
+/// way to change anything: the group-commit writer hands it everything queued since its last
+/// call, and expects all of it to be durable, or none of it, when it returns.
+public protocol SessionStorage: Sendable {
+    /// The identity of every stored session.
+    func list() throws(StorageError) -> [SessionRecord]
+
+    /// One session: its identity, its latest snapshot and the commits logged after it, in version order;
+    /// nil when no such session is stored.
+    func load(_ id: String) throws(StorageError) -> StoredSession?
+
+    /// Applies `changes` in order as one atomic transaction, durable when this returns.
+    func write(_ changes: [StorageChange]) throws(StorageError)
+
+    /// Releases the storage; later calls fail with ``StorageError/closed``.
+    func close()
+}
+
+extension SessionStorage {
+    /// Stores a new session's identity (or replaces it).
+    public func create(_ record: SessionRecord) throws(StorageError) {
+        try write([.create(record)])
+    }
+
+    /// Appends commits to a session's log.
+    public func append(_ commits: [StoredCommit], to session: String) throws(StorageError) {
+        try write([.append(session: session, commits: commits)])
+    }
+
+    /// Replaces a session's snapshot and compacts the log entries it covers.
+    public func snapshot(_ snapshot: StoredSnapshot, of session: String) throws(StorageError) {
+        try write([.snapshot(session: session, snapshot)])
+    }
+
+    /// Removes a session: its identity, snapshot and log.
+    public func delete(_ session: String) throws(StorageError) {
+        try write([.delete(session: session)])
+    }
+}

@@ -1,0 +1,12 @@
+/// One change to the stored sessions; ``SessionStorage/write(_:)`` applies a list of them as
+/// one transaction.
+public enum StorageChange: Sendable {
+    /// Stores a session's identity, replacing one with the same id.
+    case create(SessionRecord)
+    /// Appends commits to a session's log (replacing entries with the same versions).
+    case append(session: String, commits: [StoredCommit])
+    /// Replaces the session's snapshot and removes the log entries up to its version.
+    case snapshot(session: String, StoredSnapshot)
+    /// Removes everything stored for the session.
+    case delete(session: String)
+}

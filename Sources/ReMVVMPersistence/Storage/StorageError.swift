@@ -1,0 +1,39 @@
+/// Why durable storage could not be read or written.
+public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    private enum Code: Sendable, Equatable {
+        case unavailable
+        case corrupt
+        case incompatible
+        case closed
+    }
+
+    private let code: Code
+    /// What went wrong, for logs.
+    public let message: String
+
+    /// The storage failed to read or write (I/O error, full disk, permissions).
+    public static func unavailable(_ message: String) -> StorageError {
+        StorageError(code: .unavailable, message: message)
+    }
+
+    /// The stored data is damaged.
+    public static func corrupt(_ message: String) -> StorageError { StorageError(code: .corrupt, message: message) }
+
+    /// The stored data was written by a newer version and cannot be read by this one.
+    public static func incompatible(_ message: String) -> StorageError {
+        StorageError(code: .incompatible, message: message)
+    }
+
+    /// The storage was closed.
+    public static let closed = StorageError(code: .closed, message: "the storage is closed")
+
+    /// Whether the stored data is damaged.
+    public var isCorrupt: Bool { code == .corrupt }
+    /// Whether the data was written by a newer version.
+    public var isIncompatible: Bool { code == .incompatible }
+    /// Whether the storage was closed.
+    public var isClosed: Bool { code == .closed }
+
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,173 @@
+import Dispatch
+import Foundation
+import Logging
+import ReMVVM
+import Synchronization
+
+/// Writes every session's commits to storage on one thread of its own, batching everything
+/// queued meanwhile into one transaction: group commit.
+///
+/// Stores queue their commits from inside their serial section (a lock and an append), so the
+/// log is in version order per session and in dispatch order across sessions. While one
+/// transaction is being made durable, new commits pile up, and the next transaction takes them
+/// all: under load, many dispatches share one fsync. A ``whenDurable(_:)`` barrier is answered
+/// once everything queued before it is durable, which is when the HTTP layer answers a dispatch.
+final class GroupCommitWriter: Sendable {
+    private struct Queue {
+        var items: [WriterItem] = []
+        /// The writer thread waits on the semaphore and must be woken.
+        var sleeping = false
+        /// The writer thread holds items it has not written yet.
+        var busy = false
+        /// The last transaction failed; barriers must wait for the repair.
+        var unhealthy = false
+        var closed = false
+    }
+
+    private let queue = Mutex(Queue())
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let storage: any SessionStorage
+    private let stats = Mutex(WriterStatistics())
+    private let logger: Logger
+    /// Touched by the writer thread only; a lock nobody else takes keeps the compiler's checks.
+    private let ledger: Mutex<WriterLedger>
+
+    /// How long the thread waits before retrying a failed write when nothing new arrives.
+    static let retryDelay: DispatchTimeInterval = .milliseconds(200)
+
+    /// Starts the writer thread.
+    init(
+        storage: any SessionStorage,
+        snapshotEvery: Int,
+        logger: Logger,
+        encode: @escaping @Sendable (CommitRecord) throws -> StoredCommit
+    ) {
+        self.storage = storage
+        self.logger = logger
+        ledger = Mutex(WriterLedger(snapshotEvery: snapshotEvery, logger: logger, encode: encode))
+        let thread = Thread { [self] in self.run() }
+        thread.name = "remvvm.group-commit"
+        thread.start()
+    }
+
+    /// What the writer has done so far.
+    var statistics: WriterStatistics { stats.withLock { $0 } }
+
+    /// Queues an item; false once the writer is closed.
+    @discardableResult
+    func enqueue(_ item: WriterItem) -> Bool {
+        let (accepted, wake) = queue.withLock { queue -> (Bool, Bool) in
+            guard !queue.closed else { return (false, false) }
+            queue.items.append(item)
+            guard queue.sleeping else { return (true, false) }
+            queue.sleeping = false
+            return (true, true)
+        }
+        if wake { wakeUp.signal() }
+        return accepted
+    }
+
+    /// Calls `handler` once everything queued so far is durable (nil), or with the error that
+    /// kept it from being written. Immediately when nothing is pending.
+    func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void) {
+        enum Decision { case now(StorageError?), queued, wake }
+        let decision = queue.withLock { queue -> Decision in
+            if queue.closed { return .now(.closed) }
+            if queue.items.isEmpty, !queue.busy, !queue.unhealthy { return .now(nil) }
+            queue.items.append(.barrier(handler))
+            guard queue.sleeping else { return .queued }
+            queue.sleeping = false
+            return .wake
+        }
+        switch decision {
+        case .now(let error): handler(error)
+        case .queued: break
+        case .wake: wakeUp.signal()
+        }
+    }
+
+    /// Writes what is queued (with final snapshots when `snapshotAll`), stops the thread and
+    /// closes the storage. Waits at most `timeout` for the last write.
+    func close(snapshotAll: Bool, timeout: Duration = .seconds(30)) {
+        if snapshotAll { enqueue(.snapshotAll) }
+        let wasOpen = queue.withLock { queue -> Bool in
+            defer { queue.closed = true }
+            return !queue.closed
+        }
+        guard wasOpen else { return }
+        wakeUp.signal()
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        if finished.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
+            logger.error("the durable writer did not finish in time; the last commits may be lost")
+        }
+        storage.close()
+    }
+
+    // MARK: - The writer thread
+
+    private func run() {
+        while true {
+            let (items, closing) = queue.withLock { queue -> ([WriterItem], Bool) in
+                let items = queue.items
+                queue.items = []
+                queue.busy = !items.isEmpty
+                if items.isEmpty, !queue.closed { queue.sleeping = true }
+                return (items, queue.closed)
+            }
+            let repairing = ledger.withLock { $0.needsRepair }
+            if items.isEmpty {
+                if closing { break }
+                if repairing {
+                    if wakeUp.wait(timeout: .now() + Self.retryDelay) == .timedOut {
+                        queue.withLock { $0.sleeping = false }
+                        write([])
+                    }
+                } else {
+                    wakeUp.wait()
+                }
+                continue
+            }
+            write(items)
+        }
+        finished.signal()
+    }
+
+    /// Writes one batch as one transaction and answers its barriers.
+    private func write(_ items: [WriterItem]) {
+        let storage = self.storage
+        let (plan, failure, healthy) = ledger.withLock { books -> (WriterLedger.Plan, StorageError?, Bool) in
+            let plan = books.plan(items)
+            guard !plan.changes.isEmpty else { return (plan, nil, !books.needsRepair) }
+            guard let failure = Self.write(plan.changes, to: storage) else { return (plan, nil, !books.needsRepair) }
+            books.failed(plan)
+            return (plan, failure, false)
+        }
+        stats.withLock { stats in
+            guard failure == nil else {
+                stats.failures += 1
+                return
+            }
+            if !plan.changes.isEmpty { stats.transactions += 1 }
+            stats.commits += plan.commits
+            stats.snapshots += plan.snapshots
+        }
+        if let failure {
+            logger.error(
+                "cannot write to durable storage; the dispatches waiting for it are answered with an error",
+                metadata: ["error": "\(failure)", "storage.changes": "\(plan.changes.count)"])
+        }
+        queue.withLock { $0.unhealthy = !healthy }
+        for barrier in plan.barriers { barrier(failure) }
+    }
+
+    private static func write(_ changes: [StorageChange], to storage: any SessionStorage) -> StorageError? {
+        do {
+            try storage.write(changes)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import ReMVVM
+
+/// One thing queued for the group-commit writer, carried out in queue order.
+enum WriterItem: Sendable {
+    /// Starts tracking a session; `create` also stores its identity.
+    case register(WriterSession, create: SessionRecord?)
+    /// A commit of a tracked session, to append to its log.
+    case commit(session: String, record: CommitRecord)
+    /// Stops tracking a session and deletes it from storage.
+    case remove(session: String)
+    /// Called once everything queued before it is durable, or could not be written.
+    case barrier(@Sendable (StorageError?) -> Void)
+    /// Snapshots every tracked session (clean shutdown).
+    case snapshotAll
+}

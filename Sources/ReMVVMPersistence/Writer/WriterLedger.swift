@@ -1,0 +1,130 @@
+import Logging
+import ReMVVM
+
+/// The writer thread's books: the sessions it tracks, and what a failed write left to repair.
+///
+/// Turns a batch of queued items into the changes of one transaction. Owned by the writer
+/// thread alone, and free of I/O, so that it is tested without a database.
+struct WriterLedger {
+    /// The changes of one transaction and what to do once it is written.
+    struct Plan {
+        var changes: [StorageChange] = []
+        var barriers: [@Sendable (StorageError?) -> Void] = []
+        var commits = 0
+        var snapshots = 0
+        /// Sessions whose log or snapshot this transaction writes.
+        var touched: Set<String> = []
+        /// Sessions this transaction deletes.
+        var deleted: Set<String> = []
+    }
+
+    private(set) var sessions: [String: WriterSession] = [:]
+    /// Sessions whose stored log may have a hole after a failed write: the next transaction
+    /// writes their identity and a full snapshot, which supersedes the hole.
+    private(set) var repairs: Set<String> = []
+    /// Deletions whose transaction failed, to retry.
+    private(set) var pendingDeletes: Set<String> = []
+    let snapshotEvery: Int
+    let encode: @Sendable (CommitRecord) throws -> StoredCommit
+    let logger: Logger
+
+    init(snapshotEvery: Int, logger: Logger, encode: @escaping @Sendable (CommitRecord) throws -> StoredCommit) {
+        self.snapshotEvery = max(snapshotEvery, 1)
+        self.logger = logger
+        self.encode = encode
+    }
+
+    /// Whether an earlier failure still needs a write, even with nothing new queued.
+    var needsRepair: Bool { !repairs.isEmpty || !pendingDeletes.isEmpty }
+
+    /// Plans the transaction for `items`, in queue order, plus the repairs left by a failure.
+    mutating func plan(_ items: [WriterItem]) -> Plan {
+        var plan = Plan()
+        var snapshotAll = false
+        for id in pendingDeletes where sessions[id] == nil {
+            plan.changes.append(.delete(session: id))
+            plan.deleted.insert(id)
+        }
+        pendingDeletes.removeAll()
+        for item in items {
+            switch item {
+            case .register(let session, let create):
+                sessions[session.record.id] = session
+                if let create {
+                    plan.changes.append(.create(create))
+                    plan.touched.insert(create.id)
+                }
+            case .commit(let id, let record):
+                append(record, of: id, to: &plan)
+            case .remove(let id):
+                sessions[id] = nil
+                repairs.remove(id)
+                plan.touched.remove(id)
+                plan.changes.append(.delete(session: id))
+                plan.deleted.insert(id)
+            case .barrier(let handler):
+                plan.barriers.append(handler)
+            case .snapshotAll:
+                snapshotAll = true
+            }
+        }
+        let candidates = snapshotAll ? Set(sessions.keys) : plan.touched.union(repairs)
+        for id in candidates.sorted() {
+            guard let session = sessions[id] else { continue }
+            let repairing = repairs.contains(id)
+            guard snapshotAll || repairing || session.sinceSnapshot >= snapshotEvery else { continue }
+            snapshot(id, session, repairing: repairing, into: &plan)
+        }
+        return plan
+    }
+
+    /// The transaction of `plan` failed: its sessions get repaired and its deletions retried.
+    mutating func failed(_ plan: Plan) {
+        for id in plan.touched where sessions[id] != nil { repairs.insert(id) }
+        pendingDeletes.formUnion(plan.deleted)
+    }
+
+    private mutating func append(_ record: CommitRecord, of id: String, to plan: inout Plan) {
+        guard var session = sessions[id], record.version > session.snapshotVersion else { return }
+        session.sinceSnapshot += 1
+        sessions[id] = session
+        plan.touched.insert(id)
+        do {
+            let commit = try encode(record)
+            if case .append(let last, var commits) = plan.changes.last, last == id {
+                commits.append(commit)
+                plan.changes[plan.changes.count - 1] = .append(session: id, commits: commits)
+            } else {
+                plan.changes.append(.append(session: id, commits: [commit]))
+            }
+            plan.commits += 1
+        } catch {
+            // The log would have a hole: a snapshot in this same transaction covers it.
+            logger.error(
+                "cannot encode a commit for the action log; the session is snapshotted instead",
+                metadata: ["session.id": "\(id)", "store.version": "\(record.version)", "error": "\(error)"])
+            repairs.insert(id)
+        }
+    }
+
+    private mutating func snapshot(_ id: String, _ session: WriterSession, repairing: Bool, into plan: inout Plan) {
+        do {
+            let snapshot = try session.snapshot()
+            if repairing { plan.changes.append(.create(session.record)) }
+            plan.changes.append(.snapshot(session: id, snapshot))
+            plan.touched.insert(id)
+            plan.snapshots += 1
+            var updated = session
+            updated.snapshotVersion = snapshot.version
+            updated.sinceSnapshot = 0
+            sessions[id] = updated
+            repairs.remove(id)
+        } catch {
+            // Encoding the state is deterministic: retrying would only fail again.
+            repairs.remove(id)
+            logger.error(
+                "cannot snapshot a session's state; its action log keeps growing",
+                metadata: ["session.id": "\(id)", "error": "\(error)"])
+        }
+    }
+}

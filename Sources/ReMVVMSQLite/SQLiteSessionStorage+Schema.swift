@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import ReMVVMPersistence
+
+extension SQLiteSessionStorage {
+    /// The schema version, in `PRAGMA user_version`.
+    static let schemaVersion = 1
+
+    /// Opens the file, creates or checks the schema and runs SQLite's quick integrity check.
+    static func open(_ path: String, synchronous: Synchronous) throws(StorageError) -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.label = "remvvm.sessions"
+        configuration.journalMode = .wal
+        do {
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            // After GRDB's own WAL set-up, which picks NORMAL.
+            try database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+            }
+            try database.write { db in try migrate(db) }
+            let problems = try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            guard problems == ["ok"] else {
+                try? database.close()
+                throw StorageError.corrupt("integrity check failed: \(problems.prefix(3).joined(separator: "; "))")
+            }
+            return database
+        } catch {
+            throw storageError(error)
+        }
+    }
+
+    /// Creates the tables in a new file; refuses a file of a newer server or of something else.
+    private static func migrate(_ db: Database) throws {
+        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        guard version <= schemaVersion else {
+            throw StorageError.incompatible(
+                "the session database has schema version \(version), newer than this server reads (\(schemaVersion))")
+        }
+        guard version == 0 else { return }
+        let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+        guard objects == 0 else {
+            throw StorageError.corrupt("the file is an SQLite database, but not one of sessions")
+        }
+        try db.execute(
+            sql: """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    token TEXT NOT NULL,
+                    epoch TEXT NOT NULL,
+                    created REAL NOT NULL,
+                    format INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE snapshots (
+                    session TEXT PRIMARY KEY NOT NULL,
+                    version INTEGER NOT NULL,
+                    format INTEGER NOT NULL,
+                    state_type TEXT NOT NULL,
+                    state_version INTEGER NOT NULL,
+                    state BLOB NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE log (
+                    session TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    format INTEGER NOT NULL,
+                    actions BLOB NOT NULL,
+                    PRIMARY KEY (session, version)
+                ) WITHOUT ROWID;
+                PRAGMA user_version = \(schemaVersion);
+                """)
+    }
+
+    /// A database error as a storage error: damage, a newer schema, or anything else.
+    static func storageError(_ error: any Error) -> StorageError {
+        if let error = error as? StorageError { return error }
+        if let error = error as? DatabaseError {
+            switch error.resultCode.primaryResultCode {
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return .corrupt(error.message ?? "\(error)")
+            default:
+                return .unavailable("\(error)")
+            }
+        }
+        return .unavailable("\(error)")
+    }
+}

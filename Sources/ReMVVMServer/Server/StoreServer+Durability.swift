@@ -1,0 +1,52 @@
+import Logging
+import ReMVVM
+import ReMVVMPersistence
+import Synchronization
+
+extension StoreServer {
+    /// Prepares a server whose sessions survive restarts and crashes: every commit is in the
+    /// session's durable log before its dispatch is answered, and ``start()`` restores the
+    /// sessions stored by the previous run with their ids, tokens, versions and epochs.
+    ///
+    /// ```swift
+    /// let storage = try SQLiteSessionStorage(directory: "data")
+    /// let server = StoreServer(ExampleApp.definition(), configuration: configuration, storage: storage)
+    /// ```
+    /// - Parameters:
+    ///   - definition: The app; its state must be `Codable` to be snapshotted.
+    ///   - storage: Where sessions live; ``stop()`` closes it.
+    ///   - durability: Snapshot frequency, state versioning and what to do with sessions that no
+    ///     longer decode.
+    public convenience init<State: Codable & Sendable>(
+        _ definition: StoreDefinition<State>,
+        configuration: ServerConfiguration = ServerConfiguration(),
+        storage: any SessionStorage,
+        durability: DurabilityConfiguration = DurabilityConfiguration(),
+        logger: Logger = Logger(label: "remvvm.server")
+    ) {
+        let sessions = DurableSessions(definition, storage: storage, configuration: durability, logger: logger)
+        self.init(
+            actions: definition.actions, makeStore: { sessions.makeStore(for: $0) }, durability: sessions,
+            configuration: configuration, logger: logger)
+    }
+
+    /// Puts the stored sessions back in service, then lets the app resume each one.
+    func restoreSessions() {
+        guard let durability = api.durability, !restored.exchange(true, ordering: .relaxed) else { return }
+        let sessions = durability.restore()
+        for restored in sessions {
+            let session = Session(
+                id: restored.record.id, token: restored.record.token, epoch: restored.record.epoch,
+                store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession)
+            api.sessions.adopt(session)
+        }
+        for restored in sessions { restored.resume() }
+    }
+
+    /// Ends every store (no more commits, effects cancelled), snapshots them all and closes the storage.
+    func closeDurableSessions() {
+        guard let durability = api.durability else { return }
+        for session in api.sessions.all { session.store.close() }
+        durability.shutdown()
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import ExampleApp
+import Logging
+import ReMVVM
+import ReMVVMPersistence
+import ReMVVMSQLite
+import ReMVVMServer
+
+extension ServeCommand {
+    /// How sessions are kept.
+    enum Durability: String, ExpressibleByArgument, CaseIterable {
+        /// In an SQLite file in the data directory; a dispatch is answered once it is on disk.
+        case full
+        /// In memory only (tests and benchmarks).
+        case off
+    }
+
+    /// The server for `definition`, with durable sessions unless durability is off.
+    func makeServer(
+        _ definition: StoreDefinition<AppState>,
+        configuration: ServerConfiguration,
+        environment: Environment,
+        logger: Logger
+    ) throws -> StoreServer {
+        guard try durabilityMode(environment) == .full else {
+            logger.notice("durability is off: sessions live in memory only and end with the process")
+            return StoreServer(definition, configuration: configuration, logger: logger)
+        }
+        var durable = DurabilityConfiguration()
+        durable.snapshotEvery =
+            try snapshotEvery ?? environment.number("REMVVM_SNAPSHOT_EVERY") ?? durable.snapshotEvery
+        guard durable.snapshotEvery >= 1 else { throw ValidationError("--snapshot-every must be at least 1") }
+        durable.dropUndecodableSessions =
+            try dropUndecodableSessions || environment.isOn("REMVVM_DROP_UNDECODABLE_SESSIONS")
+        let directory = dataDir ?? environment["REMVVM_DATA_DIR"] ?? "data"
+        let storage: SQLiteSessionStorage
+        do {
+            storage = try SQLiteSessionStorage(directory: directory, synchronous: .full, logger: logger)
+        } catch {
+            throw ValidationError("cannot open the session store in '\(directory)': \(error)")
+        }
+        logger.info(
+            "durable sessions in \(storage.path)",
+            metadata: [
+                "snapshot.every": "\(durable.snapshotEvery)", "drop.undecodable": "\(durable.dropUndecodableSessions)",
+            ])
+        return StoreServer(
+            definition, configuration: configuration, storage: storage, durability: durable, logger: logger)
+    }
+
+    private func durabilityMode(_ environment: Environment) throws -> Durability {
+        if let durability { return durability }
+        guard let text = environment["REMVVM_DURABILITY"] else { return .full }
+        guard let mode = Durability(rawValue: text) else {
+            throw ValidationError("REMVVM_DURABILITY must be full or off, not '\(text)'")
+        }
+        return mode
+    }
+}
+
+extension Environment {
+    /// A yes/no variable: 1, true or yes; 0, false, no or unset. Anything else is an error.
+    func isOn(_ name: String) throws -> Bool {
+        guard let text = self[name]?.lowercased() else { return false }
+        switch text {
+        case "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: throw ValidationError("\(name) must be 1 or 0, not '\(text)'")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import ExampleApp
+import ReMVVM
+import Synchronization
+import Testing
+
+@testable import ReMVVMPersistence
+
+@Suite final class GroupCommitWriterTests {
+    private let opened = Opened()
+
+    deinit {
+        opened.stopAll()
+    }
+
+    func sessions(_ storage: MemoryStorage) -> DurableSessions<AppState> {
+        storage.reopen()
+        let sessions = DurableSessions(exampleApp(), storage: storage)
+        opened.add(sessions)
+        return sessions
+    }
+
+    @Test func concurrentDispatchesAcrossSessionsShareTransactions() async throws {
+        // Each write takes as long as a slow fsync, so dispatches pile up behind it.
+        let storage = MemoryStorage(delay: .milliseconds(3))
+        let durable = sessions(storage)
+        let stores = (0..<16).map { durable.makeTypedStore(for: newRecord("s\($0)")) }
+        #expect(await durable.durable() == nil)
+        let before = durable.statistics
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for round in 0..<25 {
+                        try stores[(worker * 25 + round) % stores.count].dispatch(CounterAction.Increase())
+                        #expect(await durable.durable() == nil)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let after = durable.statistics
+        #expect(after.commits - before.commits == 200)
+        let transactions = after.transactions - before.transactions
+        #expect(transactions < 100, "200 commits took \(transactions) transactions")
+        durable.stop(snapshotting: false)
+
+        let restored = sessions(storage).restore()
+        let total = try restored.reduce(0) { $0 + (try typed($1).state.counter) }
+        #expect(total == 200)
+    }
+
+    @Test func failedWritesAreReportedThenRepairedWithASnapshot() async throws {
+        let storage = MemoryStorage()
+        let durable = sessions(storage)
+        let record = newRecord()
+        let store = durable.makeTypedStore(for: record)
+        #expect(await durable.durable() == nil)
+        storage.failNextWrites(.max)
+        try store.dispatch(CounterAction.Increase())
+        #expect(await durable.durable() == .unavailable("injected failure"))
+        try store.dispatch(CounterAction.Increase())
+        #expect(await durable.durable() == .unavailable("injected failure"))
+        // The writer retries on its own, with nothing new queued: the identity and a snapshot.
+        storage.failNextWrites(0)
+        #expect(await eventually { (try? storage.load(record.id))?.snapshot?.version == 2 })
+        #expect(await durable.durable() == nil)
+        #expect(durable.statistics.failures >= 2)
+        durable.stop(snapshotting: false)
+
+        let restored = try typed(try #require(sessions(storage).restore().first))
+        #expect(restored.state.counter == 2)
+        #expect(restored.version == 2)
+    }
+
+    @Test func whenDurableAnswersAtOnceWhenNothingIsPending() async throws {
+        let durable = sessions(MemoryStorage())
+        #expect(await durable.durable() == nil)
+        let answered = Mutex(false)
+        durable.whenDurable { _ in answered.withLock { $0 = true } }
+        #expect(answered.withLock { $0 })
+    }
+
+    @Test func aClosedWriterAnswersClosed() async throws {
+        let durable = sessions(MemoryStorage())
+        durable.shutdown()
+        #expect(await durable.durable() == .closed)
+    }
+}

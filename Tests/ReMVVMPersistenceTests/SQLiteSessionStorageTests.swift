@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+import Logging
+import ReMVVMPersistence
+import Testing
+
+@testable import ReMVVMSQLite
+
+@Suite final class SQLiteSessionStorageTests {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("remvvm-sqlite-\(UUID().uuidString)").path
+    let log = LogCapture()
+    var path: String { directory + "/" + SQLiteSessionStorage.fileName }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func open() throws -> SQLiteSessionStorage {
+        try SQLiteSessionStorage(directory: directory, logger: log.logger)
+    }
+
+    func commit(_ version: UInt64) -> StoredCommit {
+        StoredCommit(version: version, actions: Data(#"[{"type":"counter/increase","payload":{}}]"#.utf8))
+    }
+
+    func snapshot(_ version: UInt64, _ state: String = #"{"counter":1}"#) -> StoredSnapshot {
+        StoredSnapshot(version: version, stateType: "App.State", stateVersion: 3, state: Data(state.utf8))
+    }
+
+    @Test func sessionsRoundTripWithTheirLogInVersionOrder() throws {
+        let storage = try open()
+        let record = newRecord("a")
+        try storage.write([.create(record), .append(session: "a", commits: [commit(2), commit(1)])])
+        try storage.append([commit(3)], to: "a")
+        #expect(try storage.list() == [record])
+        let stored = try #require(try storage.load("a"))
+        #expect(stored.record == record)
+        #expect(stored.snapshot == nil)
+        #expect(stored.log == [commit(1), commit(2), commit(3)])
+        #expect(try storage.load("missing") == nil)
+        storage.close()
+    }
+
+    @Test func aSnapshotReplacesTheLastOneAndCompactsTheLog() throws {
+        let storage = try open()
+        try storage.create(newRecord("a"))
+        try storage.append((1...6).map(commit), to: "a")
+        try storage.snapshot(snapshot(2), of: "a")
+        try storage.snapshot(snapshot(4, #"{"counter":4}"#), of: "a")
+        let stored = try #require(try storage.load("a"))
+        #expect(stored.snapshot == snapshot(4, #"{"counter":4}"#))
+        #expect(stored.log.map(\.version) == [5, 6])
+        let rows = try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM log") }
+        #expect(rows == 2)
+        storage.close()
+    }
+
+    @Test func deleteRemovesTheSessionItsSnapshotAndItsLog() throws {
+        let storage = try open()
+        try storage.write([
+            .create(newRecord("a")), .create(newRecord("b")), .append(session: "a", commits: [commit(1)]),
+            .snapshot(session: "a", snapshot(1)),
+        ])
+        try storage.delete("a")
+        #expect(try storage.list().map(\.id) == ["b"])
+        #expect(try storage.load("a") == nil)
+        storage.close()
+    }
+
+    @Test func dataSurvivesReopeningInWALModeWithFullSynchronousWrites() throws {
+        let storage = try open()
+        try storage.write([.create(newRecord("a")), .append(session: "a", commits: [commit(1)])])
+        storage.close()
+        let again = try open()
+        #expect(try again.load("a")?.log == [commit(1)])
+        let (synchronous, journal) = try again.database.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+        }
+        #expect(synchronous == 2)
+        #expect(journal == "wal")
+        again.close()
+        let normal = try SQLiteSessionStorage(directory: directory, synchronous: .normal, logger: log.logger)
+        #expect(try normal.database.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 1)
+        normal.close()
+    }
+
+    @Test func aClosedStorageRefusesWork() throws {
+        let storage = try open()
+        storage.close()
+        #expect(throws: StorageError.closed) { try storage.list() }
+        #expect(throws: StorageError.closed) { try storage.create(newRecord()) }
+    }
+
+    @Test func aGarbageFileIsMovedAsideAndAFreshOneStarted() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+        let storage = try open()
+        #expect(try storage.list().isEmpty)
+        try storage.create(newRecord("new"))
+        #expect(try storage.list().map(\.id) == ["new"])
+        let error = try #require(log.messages().first)
+        #expect(error.contains("is damaged"))
+        #expect(error.contains("moved it aside"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(files.contains { $0.hasPrefix("\(SQLiteSessionStorage.fileName).damaged-") })
+        storage.close()
+    }
+
+    @Test func aTruncatedFileIsMovedAsideAndWhatCanBeReadIsKept() throws {
+        let storage = try open()
+        // Sessions with small snapshots first, then sessions with long logs, on later pages.
+        let ids = (0..<60).map { String(format: "s%02d", $0) }
+        try storage.write(ids.map { .create(newRecord($0)) })
+        try storage.write(ids.prefix(20).map { .snapshot(session: $0, snapshot(1)) })
+        let long = StoredCommit(version: 1, actions: Data(repeating: 0x20, count: 3_000))
+        for id in ids.dropFirst(20) { try storage.append([long], to: id) }
+        storage.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: UInt64(size / 2))
+        try handle.close()
+
+        let reopened = try open()
+        let error = try #require(log.messages().first)
+        #expect(error.contains("is damaged"))
+        let kept = try reopened.list().count
+        #expect(kept >= 20 && kept < 60, "kept \(kept)")
+        #expect(try reopened.load("s00")?.snapshot == snapshot(1))
+        let recovered = try #require(log.messages(atLeast: .notice).last)
+        #expect(recovered.contains("recovered \(kept) of"))
+        try reopened.create(newRecord("after"))
+        #expect(try reopened.load("after") != nil)
+        reopened.close()
+    }
+
+    @Test func aForeignDatabaseIsMovedAside() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let foreign = try DatabaseQueue(path: path)
+        try foreign.write { db in try db.execute(sql: "CREATE TABLE notes (text TEXT)") }
+        try foreign.close()
+        let storage = try open()
+        #expect(log.messages().first?.contains("not one of sessions") == true)
+        #expect(try storage.list().isEmpty)
+        storage.close()
+    }
+
+    @Test func aNewerSchemaIsRefusedAndLeftAlone() throws {
+        try open().close()
+        let database = try DatabaseQueue(path: path)
+        try database.write { db in try db.execute(sql: "PRAGMA user_version = 99") }
+        try database.close()
+        #expect {
+            try self.open()
+        } throws: { error in
+            (error as? StorageError)?.isIncompatible == true && "\(error)".contains("schema version 99")
+        }
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import ReMVVMPersistence
+import Synchronization
+
+/// Sessions in memory, with the SQLite store's semantics: for the writer and restore tests, with
+/// a count of transactions, an optional delay per write and injectable failures.
+final class MemoryStorage: SessionStorage {
+    private struct Contents {
+        var records: [String: SessionRecord] = [:]
+        var snapshots: [String: StoredSnapshot] = [:]
+        var logs: [String: [UInt64: StoredCommit]] = [:]
+        var transactions: [[StorageChange]] = []
+        var failuresLeft = 0
+        var closed = false
+    }
+
+    private let contents = Mutex(Contents())
+    private let delay: Duration
+
+    /// A storage whose every write takes `delay` (an fsync's worth).
+    init(delay: Duration = .zero) {
+        self.delay = delay
+    }
+
+    /// The transactions written so far.
+    var transactions: [[StorageChange]] { contents.withLock { $0.transactions } }
+
+    /// Makes the next `count` writes fail.
+    func failNextWrites(_ count: Int) {
+        contents.withLock { $0.failuresLeft = count }
+    }
+
+    func list() throws(StorageError) -> [SessionRecord] {
+        try contents.withLock { contents throws(StorageError) in
+            guard !contents.closed else { throw .closed }
+            return contents.records.values.sorted { $0.id < $1.id }
+        }
+    }
+
+    func load(_ id: String) throws(StorageError) -> StoredSession? {
+        try contents.withLock { contents throws(StorageError) in
+            guard !contents.closed else { throw .closed }
+            guard let record = contents.records[id] else { return nil }
+            let snapshot = contents.snapshots[id]
+            let log = (contents.logs[id] ?? [:]).values
+                .filter { $0.version > (snapshot?.version ?? 0) }
+                .sorted { $0.version < $1.version }
+            return StoredSession(record: record, snapshot: snapshot, log: log)
+        }
+    }
+
+    func write(_ changes: [StorageChange]) throws(StorageError) {
+        if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18) }
+        try contents.withLock { contents throws(StorageError) in
+            guard !contents.closed else { throw .closed }
+            if contents.failuresLeft > 0 {
+                contents.failuresLeft -= 1
+                throw .unavailable("injected failure")
+            }
+            contents.transactions.append(changes)
+            for change in changes {
+                switch change {
+                case .create(let record):
+                    contents.records[record.id] = record
+                case .append(let session, let commits):
+                    for commit in commits { contents.logs[session, default: [:]][commit.version] = commit }
+                case .snapshot(let session, let snapshot):
+                    contents.snapshots[session] = snapshot
+                    contents.logs[session] = contents.logs[session]?.filter { $0.key > snapshot.version }
+                case .delete(let session):
+                    contents.records[session] = nil
+                    contents.snapshots[session] = nil
+                    contents.logs[session] = nil
+                }
+            }
+        }
+    }
+
+    func close() {
+        contents.withLock { $0.closed = true }
+    }
+
+    /// Opens again after ``close()`` (a restart on the same data).
+    func reopen() {
+        contents.withLock { $0.closed = false }
+    }
+
+    /// The log entries stored for a session, snapshot or not.
+    func logVersions(of id: String) -> [UInt64] {
+        contents.withLock { ($0.logs[id] ?? [:]).keys.sorted() }
+    }
+}

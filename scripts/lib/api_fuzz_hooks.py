@@ -1,0 +1,130 @@
+"""Schemathesis hooks for scripts/api-fuzz: real sessions for generated requests, and the API's own checks.
+
+Outside the stateful phase, Schemathesis would send every session route a made-up id and token and get
+404 every time, never reaching the code behind it. `before_call` gives each such request a fresh session
+and its bearer token instead (the stateful phase keeps what the spec's links carry: the id and token of a
+session it created). The checks add what the generic ones cannot know about this API:
+
+- `session_route_needs_its_token`: a session route answers with success only to its own token; the
+  same request without credentials, with another token, or with a wrong cookie is answered 404 (204 on
+  /events), as public/openapi.yaml documents, never 401/403 (they would tell that the session exists).
+- `security_headers`: every answer has `X-Content-Type-Options: nosniff`, every API answer
+  `Cache-Control: no-store`, and every error of the API is `application/problem+json`.
+"""
+
+import http.client
+import json
+import os
+import threading
+
+import schemathesis
+from schemathesis.generation import GenerationMode
+from schemathesis.generation.meta import TestPhase
+
+HOST = os.environ.get("API_FUZZ_HOST", "127.0.0.1")
+PORT = int(os.environ["API_FUZZ_PORT"])
+TIMEOUT = 10
+WRONG_TOKEN = "0" * 32
+
+_local = threading.local()
+
+
+def _request(method, path, headers=None, body=None):
+    """One request on a fresh connection (bounded by TIMEOUT); returns (status, headers, body)."""
+    connection = http.client.HTTPConnection(HOST, PORT, timeout=TIMEOUT)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        # An event stream never ends: the status and headers are all a probe needs.
+        content = b"" if response.getheader("Content-Type") == "text/event-stream" else response.read()
+        return response.status, response.headers, content
+    finally:
+        connection.close()
+
+
+def _new_session():
+    status, _, body = _request("POST", "/v1/sessions")
+    if status != 201:
+        raise AssertionError(f"POST /v1/sessions answered {status}, not 201: {body[:200]!r}")
+    created = json.loads(body)
+    return created["id"], created["token"], created["version"]
+
+
+def _is_session_route(case):
+    return "{id}" in case.operation.path
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    """Points a generated request at a real session with its token (not in the stateful phase)."""
+    if not _is_session_route(case):
+        return
+    if case.meta is not None and case.meta.phase.name == TestPhase.STATEFUL:
+        return
+    session_id, token, version = _new_session()
+    case.path_parameters = {**(case.path_parameters or {}), "id": session_id}
+    headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+    # A valid version the generator made up names another history: 412, or a reset at once. In valid
+    # cases, use the session's own, so that a dispatch applies with If-Match and a poll parks.
+    if case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE:
+        if headers.get("If-Match", "*") != "*":
+            headers["If-Match"] = f'"{version}"'
+        if case.operation.path.endswith("/poll") and (case.query or {}).get("since"):
+            case.query = {**case.query, "since": version}
+    case.headers = headers
+
+
+def _path_and_query(response):
+    url = response.request.url
+    start = url.index("/", url.index("//") + 2)
+    return url[start:]
+
+
+def _without_credentials(response):
+    return {
+        name: value
+        for name, value in response.request.headers.items()
+        if name.lower() not in ("authorization", "cookie", "content-length", "connection", "host")
+    }
+
+
+@schemathesis.check
+def session_route_needs_its_token(ctx, response, case):
+    """A session route's success needs the session's own token; anything else is a 404 (204 on /events)."""
+    if not _is_session_route(case) or not 200 <= response.status_code < 300:
+        return None
+    refused = 204 if case.operation.path.endswith("/events") else 404
+    method = response.request.method
+    path = _path_and_query(response)
+    body = response.request.body
+    base = _without_credentials(response)
+    probes = {
+        "no credentials": base,
+        "another token": {**base, "Authorization": f"Bearer {WRONG_TOKEN}"},
+        "another cookie": {**base, "Cookie": f"remvvm_token={WRONG_TOKEN}"},
+        "a malformed Authorization": {**base, "Authorization": "Basic Zm9vOmJhcg=="},
+    }
+    for name, headers in probes.items():
+        status, _, content = _request(method, path, headers, body)
+        if status != refused:
+            raise AssertionError(
+                f"{method} {path} with {name} answered {status}, not {refused}: {content[:200]!r}"
+            )
+    return None
+
+
+@schemathesis.check
+def security_headers(ctx, response, case):
+    """nosniff everywhere, no-store on the API, and problem+json for the API's errors."""
+    path = case.operation.path
+    headers = response.headers
+    if headers.get("x-content-type-options") != ["nosniff"]:
+        raise AssertionError(f"X-Content-Type-Options is {headers.get('x-content-type-options')}, not nosniff")
+    is_api = path.startswith("/v1/") or path in ("/healthz", "/metrics")
+    if is_api and headers.get("cache-control") != ["no-store"]:
+        raise AssertionError(f"Cache-Control is {headers.get('cache-control')}, not no-store")
+    if response.status_code >= 400:
+        content_type = (headers.get("content-type") or [""])[0]
+        if not content_type.startswith("application/problem+json"):
+            raise AssertionError(f"a {response.status_code} answer has Content-Type {content_type!r}")
+    return None
