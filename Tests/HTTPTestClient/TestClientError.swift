@@ -1,4 +1,10 @@
 /// A failure of the test client: timeout, refused connection, malformed response.
-struct TestClientError: Error, CustomStringConvertible {
-    let description: String
+public struct TestClientError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, for the test log.
+    public let description: String
+
+    /// An error saying `description`.
+    public init(description: String) {
+        self.description = description
+    }
 }

@@ -5,14 +5,20 @@ import Glibc
 /// It keeps the connection alive between requests, can send arbitrary bytes, reads `Content-Length`, chunked and
 /// read-until-close bodies, and bounds every wait with a timeout so a broken server fails a test instead of
 /// hanging it.
-final class TestHTTPClient {
+///
+/// It is not `Sendable`: one thread uses it at a time. Async tests reach it through ``AsyncHTTPConnection``, which
+/// runs each call on a thread of its own.
+public final class TestHTTPClient {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     private var isClosed = false
-    let timeout: Duration
+    /// Event-stream bytes already de-chunked but not yet parsed into events.
+    var eventBytes: [UInt8] = []
+    /// How long any single read waits for the server.
+    public let timeout: Duration
 
     /// Connects to 127.0.0.1:`port`.
-    init(port: UInt16, timeout: Duration = .seconds(5)) throws {
+    public init(port: UInt16, timeout: Duration = .seconds(5)) throws {
         self.timeout = timeout
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestClientError(description: "socket() failed: errno \(errno)") }
@@ -37,14 +43,14 @@ final class TestHTTPClient {
     }
 
     /// Closes the socket (the server sees the client leave).
-    func close() {
+    public func close() {
         guard !isClosed else { return }
         isClosed = true
         Glibc.close(descriptor)
     }
 
     /// Sends raw bytes.
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -56,18 +62,22 @@ final class TestHTTPClient {
     }
 
     /// Sends raw text.
-    func send(_ text: String) throws {
+    public func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
 
-    /// Sends one request with `Host` and, when there is a body, `Content-Length`.
-    func sendRequest(
+    /// Sends one request with `Host` (`localhost` unless `headers` has one) and, when there is a body,
+    /// `Content-Length`.
+    public func sendRequest(
         _ method: String,
         _ target: String,
         headers: [(String, String)] = [],
         body: [UInt8] = []
     ) throws {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: localhost\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\n"
+        if !headers.contains(where: { $0.0.lowercased() == "host" }) {
+            head += "Host: localhost\r\n"
+        }
         for (name, value) in headers {
             head += "\(name): \(value)\r\n"
         }
@@ -79,7 +89,7 @@ final class TestHTTPClient {
     }
 
     /// Sends one request and reads its response.
-    func request(
+    public func request(
         _ method: String,
         _ target: String,
         headers: [(String, String)] = [],
@@ -90,7 +100,7 @@ final class TestHTTPClient {
     }
 
     /// Reads a status line and header block.
-    func readHead() throws -> (status: Int, headers: [(name: String, value: String)]) {
+    public func readHead() throws -> (status: Int, headers: [(name: String, value: String)]) {
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
@@ -110,10 +120,19 @@ final class TestHTTPClient {
     }
 
     /// Reads a whole response: `Content-Length`, chunked, or (without either) until the server closes.
-    func readResponse(hasBody: Bool = true) throws -> TestResponse {
+    public func readResponse(hasBody: Bool = true) throws -> TestResponse {
         let head = try readHead()
-        var response = TestResponse(status: head.status, headers: head.headers, body: [])
-        guard hasBody, head.status >= 200, head.status != 204, head.status != 304 else { return response }
+        return try readBody(status: head.status, headers: head.headers, hasBody: hasBody)
+    }
+
+    /// Reads the body that follows a head read with ``readHead()``, and returns the whole response.
+    public func readBody(
+        status: Int,
+        headers: [(name: String, value: String)],
+        hasBody: Bool = true
+    ) throws -> TestResponse {
+        var response = TestResponse(status: status, headers: headers, body: [])
+        guard hasBody, status >= 200, status != 204, status != 304 else { return response }
         if let length = response.header("Content-Length").flatMap({ Int($0) }) {
             response.body = try readExactly(length)
         } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
@@ -123,11 +142,12 @@ final class TestHTTPClient {
         } else {
             response.body = try readUntilClosed()
         }
+        response.receivedAt = .now
         return response
     }
 
     /// Reads one chunk of a chunked body; `nil` for the last (empty) chunk, after its trailer.
-    func readChunk() throws -> [UInt8]? {
+    public func readChunk() throws -> [UInt8]? {
         let sizeLine = try readLine()
         let sizeText = sizeLine.split(separator: ";").first.map(String.init) ?? ""
         guard let size = Int(sizeText.trimmingCharacters(" "), radix: 16) else {
@@ -143,14 +163,14 @@ final class TestHTTPClient {
     }
 
     /// Reads until the server closes the connection.
-    func readUntilClosed() throws -> [UInt8] {
+    public func readUntilClosed() throws -> [UInt8] {
         while try fill() {}
         defer { buffer = [] }
         return buffer
     }
 
     /// Whether the server closes the connection within `timeout` (reading and discarding anything it sends).
-    func waitForClose(timeout: Duration) -> Bool {
+    public func waitForClose(timeout: Duration) -> Bool {
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: timeout)
         while clock.now < end {

@@ -1,4 +1,5 @@
 import Glibc
+import HTTPTestClient
 import MicroHTTP
 import Testing
 

@@ -1,3 +1,4 @@
+import HTTPTestClient
 import MicroHTTP
 import Testing
 

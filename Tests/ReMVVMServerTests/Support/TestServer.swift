@@ -1,0 +1,61 @@
+import ExampleApp
+import HTTPTestClient
+import Logging
+import ReMVVM
+import ReMVVMServer
+import Testing
+
+/// A real ``StoreServer`` on 127.0.0.1 at an ephemeral port, serving the repository's `public/` folder.
+struct TestServer: Sendable {
+    let server: StoreServer
+    /// What the test observed, checked against the OpenAPI description when the test ends.
+    let log: ExchangeLog
+
+    var port: UInt16 { server.port }
+
+    /// A client on a new connection.
+    func client() throws -> APIClient {
+        try APIClient(port: port, log: log)
+    }
+
+    /// Stops the server on a thread of its own (it joins libmicrohttpd's threads).
+    func stop() async throws {
+        try await onOwnThread { [server] in server.stop() }
+    }
+
+    /// A configuration for tests: an ephemeral port, the repository's `public/`, two worker threads.
+    static var configuration: ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.publicDirectory = Repository.publicDirectory
+        configuration.threads = 2
+        return configuration
+    }
+}
+
+/// Starts a server for `definition` (the example app by default), runs `body`, stops the server, and checks
+/// that the OpenAPI description documents every (method, route, status) the test observed.
+func withTestServer(
+    _ definition: StoreDefinition<AppState> = TestApp.definition(),
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: (TestServer) async throws -> Void
+) async throws {
+    var configuration = TestServer.configuration
+    configure(&configuration)
+    let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
+    let server = TestServer(
+        server: StoreServer(definition, configuration: configuration, logger: quiet), log: ExchangeLog())
+    try server.server.start()
+    do {
+        try await body(server)
+    } catch {
+        try await server.stop()
+        throw error
+    }
+    try await server.stop()
+    let description = try OpenAPIDescription.load()
+    for exchange in server.log.observed {
+        #expect(description.agrees(with: exchange), "public/openapi.yaml does not document \(exchange)")
+    }
+}
