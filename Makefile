@@ -9,3 +9,18 @@ test:
 
 check-dockerfile:
 	scripts/check-dockerfile
+
+# --- Benchmarks (bench/; never part of the tests) ---------------------------------------------------
+# `make bench`: every scenario, 10 s wrk runs, medians of 3 (10-15 minutes); `make bench-quick`:
+# 3 s runs, one of each (about 3 minutes). Results: the printed table and bench/bin/results.md;
+# BENCHMARKS.md explains them. `make bench-profile` records a perf profile of the server under load.
+.PHONY: bench bench-quick bench-profile
+
+bench:
+	bench/run.sh
+
+bench-quick:
+	BENCH_DURATION=3 BENCH_REPEAT=1 bench/run.sh
+
+bench-profile:
+	bench/profile.sh

@@ -46,6 +46,15 @@ extension EndToEnd {
             }
         }
 
+        @Test func bearerReadGivesTheSessionCookieBackToABrowserThatLostIt() async throws {
+            try await withTestServer { server in
+                let api = try server.client()
+                let session = try await api.createSession()
+                let response = try await api.read(session)
+                #expect(response.header("Set-Cookie")?.hasPrefix("remvvm_token=\(session.token);") == true)
+            }
+        }
+
         @Test func ifNoneMatchWithTheCurrentVersionIs304() async throws {
             try await withTestServer { server in
                 let api = try server.client()

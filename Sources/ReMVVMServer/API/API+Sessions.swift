@@ -25,7 +25,7 @@ extension API {
             headers["Location"] = "/v1/sessions/\(session.id)"
             headers.add(
                 name: "Set-Cookie",
-                value: "\(Credentials.cookieName)=\(session.token); Path=/; HttpOnly; SameSite=Strict")
+                value: sessionCookie(session))
             // With durability, the credentials are handed out only once the session is on disk.
             whenDurable(.json(201, body, headers: headers)) { response in
                 if response.status != 201 { self.sessions.remove(id: session.id) }
@@ -62,13 +62,24 @@ extension API {
                 return
             }
             let body: JSONValue = ["version": .string(cursor.description), "views": try snapshots.viewsObject()]
+            var headers = versionHeaders(cursor)
+            if exchange.request.headers.contains("authorization") {
+                // A browser that lost its cookie (restarted) but kept the session gets it back, so
+                // its event stream can authenticate again.
+                headers.add(name: "Set-Cookie", value: sessionCookie(session))
+            }
             // With durability, a version is shown only once it is on disk: a crash never takes it back.
-            whenDurable(.json(200, body, headers: versionHeaders(cursor))) { exchange.send($0) }
+            whenDurable(.json(200, body, headers: headers)) { exchange.send($0) }
         } catch let problem as Problem {
             exchange.send(problem)
         } catch {
             exchange.send(.internalError("\(error)"))
         }
+    }
+
+    /// The cookie that lets the browser client authenticate requests it cannot add headers to (SSE).
+    func sessionCookie(_ session: Session) -> String {
+        "\(Credentials.cookieName)=\(session.token); Path=/; HttpOnly; SameSite=Strict"
     }
 
     /// `Store-Version` and `ETag` for a cursor.

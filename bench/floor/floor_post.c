@@ -1,0 +1,98 @@
+/* floor_post.c - the dispatch floor: the least a libmicrohttpd server can do per POST.
+ * Any POST: read the body, answer 200 with a fixed JSON body of BODY_BYTES bytes (the size of the
+ * real server's answer to a counter/increase dispatch, measured by bench/dispatch.sh).
+ * GET /healthz -> 200. Same daemon mode as remvvm-server: internal polling thread, epoll,
+ * thread pool of THREADS (default 2). Listens on 127.0.0.1 only; stops on SIGINT/SIGTERM.
+ * usage: floor_post PORT [BODY_BYTES] [THREADS]
+ */
+#include <microhttpd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *answer;           /* {"pad":"xxxx..."} of exactly answer_len bytes */
+static size_t answer_len;
+static int header_seen;        /* *req_cls marker between the first and later calls */
+
+static enum MHD_Result
+send_json (struct MHD_Connection *c, unsigned int code, const char *body, size_t len)
+{
+  struct MHD_Response *r = MHD_create_response_from_buffer (len, (void *) body, MHD_RESPMEM_PERSISTENT);
+  enum MHD_Result ret;
+  if (NULL == r) return MHD_NO;
+  if (MHD_YES != MHD_add_response_header (r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json"))
+  {
+    MHD_destroy_response (r);
+    return MHD_NO;
+  }
+  ret = MHD_queue_response (c, code, r);
+  MHD_destroy_response (r);
+  return ret;
+}
+
+static enum MHD_Result
+on_request (void *cls, struct MHD_Connection *c, const char *url, const char *method,
+            const char *version, const char *upload, size_t *upload_size, void **req_cls)
+{
+  (void) cls; (void) version; (void) upload;
+  /* Answer only once the whole request is in: queueing on the headers-only call would make
+   * libmicrohttpd 0.9.75 close the connection instead of keeping it alive. */
+  if (NULL == *req_cls) { *req_cls = &header_seen; return MHD_YES; }
+  if (0 != *upload_size) { *upload_size = 0; return MHD_YES; }   /* body bytes: consumed, unused */
+  if (0 == strcmp (method, MHD_HTTP_METHOD_POST))
+    return send_json (c, MHD_HTTP_OK, answer, answer_len);
+  if (0 == strcmp (method, MHD_HTTP_METHOD_GET) && 0 == strcmp (url, "/healthz"))
+    return send_json (c, MHD_HTTP_OK, "{\"ok\":true}", 11);
+  return send_json (c, MHD_HTTP_NOT_FOUND, "{}", 2);
+}
+
+int
+main (int argc, char **argv)
+{
+  unsigned short port = (unsigned short) (argc > 1 ? atoi (argv[1]) : 18081);
+  long want = argc > 2 ? atol (argv[2]) : 100;
+  unsigned int threads = (unsigned int) (argc > 3 ? atoi (argv[3]) : 2);
+  struct sockaddr_in sa;
+  struct MHD_Daemon *d;
+  sigset_t sigs;
+  int sig;
+
+  if (want < 12 || want > 65536) { fprintf (stderr, "BODY_BYTES must be 12...65536\n"); return 1; }
+  answer_len = (size_t) want;
+  if (NULL == (answer = malloc (answer_len + 1))) return 1;
+  memset (answer, 'x', answer_len);
+  memcpy (answer, "{\"pad\":\"", 8);
+  memcpy (answer + answer_len - 2, "\"}", 2);
+  answer[answer_len] = 0;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons (port);
+  sa.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  /* Workers inherit the blocked mask; the main thread sigwait()s. */
+  sigemptyset (&sigs);
+  sigaddset (&sigs, SIGINT);
+  sigaddset (&sigs, SIGTERM);
+  pthread_sigmask (SIG_BLOCK, &sigs, NULL);
+
+  d = MHD_start_daemon (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, port, NULL, NULL,
+                        &on_request, NULL,
+                        MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &sa,
+                        MHD_OPTION_THREAD_POOL_SIZE, threads,
+                        MHD_OPTION_CONNECTION_LIMIT, (unsigned int) 10000,
+                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) 60,
+                        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int) 4096,
+                        MHD_OPTION_END);
+  if (NULL == d) { fprintf (stderr, "floor_post: MHD_start_daemon failed on 127.0.0.1:%u\n", port); return 1; }
+  printf ("floor_post 127.0.0.1:%u body=%zu bytes threads=%u (libmicrohttpd %s)\n", port, answer_len,
+          threads, MHD_get_version ());
+  fflush (stdout);
+  sigwait (&sigs, &sig);
+  MHD_stop_daemon (d);
+  free (answer);
+  return 0;
+}

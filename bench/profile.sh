@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Where the server's time goes: `perf record -g` on remvvm-server during (1) the dispatch load of
+# scenario 1a (wrk, 64 sessions) and (2) a long-poll fan-out of BENCH_FANOUT_N on one session.
+# Reports (perf report --no-children, by thread, library and symbol) go to bench/bin/profile-*.txt.
+source "$(dirname "$0")/lib.sh"
+
+command -v perf >/dev/null || apt_install linux-perf || die "perf is required (apt-get install linux-perf)"
+need_tools
+build_c
+build_server
+D=${BENCH_DURATION}
+wait_for_idle_machine
+
+# The server's threads are named MHD-worker (libmicrohttpd) and com.apple.root.* (Swift's pool), never
+# remvvm-server, so `--comm remvvm-server` would match nothing: the recording is limited to the server's pid.
+report() {
+    {
+        echo "## CPU by thread"
+        perf report -i "$1" --no-children --stdio --sort comm -g none 2>/dev/null | grep -v '^#' | sed '/^$/d'
+        echo "## CPU by library"
+        perf report -i "$1" --no-children --stdio --sort dso -g none --percent-limit 1 2>/dev/null \
+            | grep -v '^#' | sed '/^$/d'
+        echo "## self time by symbol (--no-children)"
+        perf report -i "$1" --no-children --stdio --sort dso,symbol -g none --percent-limit 0.5 2>/dev/null \
+            | grep -v '^#' | sed '/^$/d' | sed 's/ *$//' | cut -c1-180
+        echo "## inclusive time by symbol (--children)"
+        perf report -i "$1" --children --stdio --sort symbol -g none --percent-limit 3 2>/dev/null \
+            | grep -v '^#' | sed '/^$/d' | sed 's/ *$//' | cut -c1-220
+    } >"$2"
+    say "   $2; CPU by thread and library:"
+    sed -n '/^## CPU by thread/,/^## self/p' "$2" | grep -v '^## self' | head -20 | sed 's/^/     /'
+}
+
+say "== profile 1: dispatch, wrk -t2 -c64 -d${D}s, 64 sessions"
+start_server
+server=$PID
+"$BIN/mksessions" "$SERVER_PORT" 64 8 "$BIN/sessions-64.txt" >/dev/null
+wrk -t2 -c64 -d"${D}s" -s "$BENCH_DIR/wrk/dispatch.lua" "http://127.0.0.1:$SERVER_PORT" -- \
+    "$BIN/sessions-64.txt" 2 >"$LOGS/wrk-profile.log" 2>&1 &
+wrk_pid=$!
+STARTED+=("$wrk_pid")
+sleep 1
+perf record -q -g -p "$server" -o "$BIN/perf-dispatch.data" -- sleep $((D > 3 ? D - 2 : 1)) >/dev/null 2>&1
+wait "$wrk_pid" || true
+forget "$wrk_pid"
+grep '^RESULT' "$LOGS/wrk-profile.log" | sed 's/^/   /'
+stop "$server"
+report "$BIN/perf-dispatch.data" "$BIN/profile-dispatch.txt"
+
+say "== profile 2: long-poll fan-out, $BENCH_FANOUT_N polls on one session"
+start_server
+server=$PID
+"$BIN/mksessions" "$SERVER_PORT" 1 1 "$BIN/fanout-sessions.txt" >/dev/null
+perf record -q -g -p "$server" -o "$BIN/perf-fanout.data" >/dev/null 2>&1 &
+perf_pid=$!
+STARTED+=("$perf_pid")
+"$BIN/fanout" poll "$SERVER_PORT" "$BIN/fanout-sessions.txt" "$BENCH_FANOUT_N" one --pids "$server" \
+    --ready /metrics remvvm_parked_polls | grep -E '^fanout|^server' | sed 's/^/   /' || true
+kill -INT "$perf_pid"
+wait "$perf_pid" 2>/dev/null || true
+forget "$perf_pid"
+stop "$server"
+report "$BIN/perf-fanout.data" "$BIN/profile-fanout.txt"
