@@ -127,6 +127,7 @@ let package = Package(
             dependencies: [
                 "ReMVVMServer", "ExampleApp", "ReMVVM", "MicroHTTP", "HTTPTestClient",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -38,7 +38,8 @@ public enum RequestFuzzer {
         check(response, to: input, session: session)
         let deleted = answer(
             HTTPRequest(
-                method: "DELETE", path: "/v1/sessions/\(session.id)", headers: ["Authorization": "Bearer \(session.token)"]
+                method: "DELETE", path: "/v1/sessions/\(session.id)",
+                headers: ["Authorization": "Bearer \(session.token)"]
             ))
         // The input may have deleted the session itself.
         require(deleted.status == 204 || deleted.status == 404, "DELETE answered \(deleted.status)")
@@ -103,7 +104,8 @@ public enum RequestFuzzer {
         // A session route answers with success only to a request that carries the session's token.
         let sessionRoute = request.path.hasPrefix("/v1/sessions/") && request.path.count > "/v1/sessions/".count
         if sessionRoute, !input.head.contains(session.token), (200..<300).contains(response.status) {
-            require(response.status == 204 && request.path.hasSuffix("/events"), "\(label): succeeded without the token")
+            require(
+                response.status == 204 && request.path.hasSuffix("/events"), "\(label): succeeded without the token")
         }
     }
 

@@ -54,6 +54,20 @@ do {
     }
 }
 
+// How the HTTP server reaches a store: through the type-erased protocol, or through closures
+// captured where the state type is known (what the server uses).
+do {
+    let erased: any ProjectedStore = ExampleApp.definition().makeStore()
+    let batch: [any StoreAction] = [increase]
+    _ = Benchmark(name: "example app via any ProjectedStore", iterations: iterations).run { count in
+        for _ in 0..<count { _ = try? erased.dispatch(batch, views: .none, expectedVersion: nil) }
+    }
+    let wrapped: any ProjectedStore = AnyProjectedStore(ExampleApp.definition().makeStore())
+    _ = Benchmark(name: "example app via AnyProjectedStore", iterations: iterations).run { count in
+        for _ in 0..<count { _ = try? wrapped.dispatch(batch, views: .none, expectedVersion: nil) }
+    }
+}
+
 /// The alternative the issue asks to measure before choosing a lock: an actor hop per dispatch.
 actor ActorCounterStore {
     private var state = 0

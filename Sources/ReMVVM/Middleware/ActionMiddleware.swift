@@ -13,7 +13,7 @@ public protocol ActionMiddleware: Middleware {
 extension ActionMiddleware {
     /// Forwards actions of type ``Action`` to the typed handler and passes the rest on.
     public func handle(_ action: any StoreAction, context: inout MiddlewareContext<State>) -> MiddlewareResult {
-        guard let typed = action as? Action else { return .next(action) }
+        guard let typed = action.exactly(Action.self) else { return .next(action) }
         return handle(typed, context: &context)
     }
 

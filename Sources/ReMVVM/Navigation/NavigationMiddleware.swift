@@ -9,16 +9,15 @@ public struct NavigationMiddleware<State: Sendable>: Middleware {
     }
 
     public func handle(_ action: any StoreAction, context: inout MiddlewareContext<State>) -> MiddlewareResult {
-        let current = navigation(context.state)
-        switch action {
-        case let select as NavigationAction.SelectTab where !current.hasTab(select.tab):
-            return .block(reason: "unknown tab '\(select.tab)'")
-        case is NavigationAction.Pop where current.visibleStack.count <= 1:
-            return .block(reason: "already at the root screen")
-        case is NavigationAction.DismissModal where current.modals.isEmpty:
-            return .block(reason: "no modal is shown")
-        default:
-            return .next(action)
+        // Type identity checks, not casts: this runs for every action the store sees.
+        if let select = action.exactly(NavigationAction.SelectTab.self) {
+            let current = navigation(context.state)
+            if !current.hasTab(select.tab) { return .block(reason: "unknown tab '\(select.tab)'") }
+        } else if action.exactly(NavigationAction.Pop.self) != nil {
+            if navigation(context.state).visibleStack.count <= 1 { return .block(reason: "already at the root screen") }
+        } else if action.exactly(NavigationAction.DismissModal.self) != nil {
+            if navigation(context.state).modals.isEmpty { return .block(reason: "no modal is shown") }
         }
+        return .next(action)
     }
 }

@@ -12,6 +12,7 @@ public final class ViewSnapshot: Sendable {
     /// The view model itself.
     public let viewModel: any ViewModel
     private let encoded = Mutex<Result<JSONValue, ViewEncodingError>?>(nil)
+    private let serialized = Mutex<[UInt8]?>(nil)
 
     init(name: String, version: UInt64, viewModel: any ViewModel) {
         self.name = name
@@ -33,6 +34,14 @@ public final class ViewSnapshot: Sendable {
             return result
         }
         return try result.get()
+    }
+
+    /// The view model as compact JSON bytes (sorted keys), serialized once.
+    public func jsonBytes() throws(ViewEncodingError) -> [UInt8] {
+        if let bytes = serialized.withLock({ $0 }) { return bytes }
+        let bytes = try json().serialized()
+        serialized.withLock { $0 = bytes }
+        return bytes
     }
 }
 

@@ -43,7 +43,7 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
 
     /// A logged store for a new session, as the server sees it; its identity is queued for storage.
     public func makeStore(for session: SessionRecord) -> any ProjectedStore {
-        makeTypedStore(for: session)
+        AnyProjectedStore(makeTypedStore(for: session))
     }
 
     /// A logged store for a new session; its identity is queued for storage.
@@ -66,7 +66,8 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
         for record in records {
             guard let store = rebuild(record) else { continue }
             let definition = self.definition
-            restored.append(RestoredSession(record: record, store: store) { definition.onRestore(store) })
+            let erased = AnyProjectedStore(store)
+            restored.append(RestoredSession(record: record, store: erased) { definition.onRestore(store) })
         }
         logger.info(
             "restored sessions from durable storage",
@@ -110,7 +111,9 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
         writer.enqueue(.register(tracked, create: create ? session : nil))
         let writer = self.writer
         let id = session.id
-        store.onCommit { record in writer.enqueue(.commit(session: id, record: record)) }
+        // Weakly: the writer keeps `tracked`, whose snapshot closure keeps the store, so a strong
+        // reference here would make a cycle that outlives shutdown (LeakSanitizer reports it).
+        store.onCommit { [weak writer] record in writer?.enqueue(.commit(session: id, record: record)) }
     }
 
     /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt.

@@ -18,8 +18,11 @@ extension API {
         }
         let key = request.headers["idempotency-key"]
         if let key {
-            guard !key.isEmpty, key.utf8.count <= 255 else {
-                exchange.send(.badRequest("Idempotency-Key must be 1 to 255 characters", slug: "bad-idempotency-key"))
+            guard IdempotencyCache.isValidKey(key) else {
+                exchange.send(
+                    .badRequest(
+                        "Idempotency-Key must be 1 to 255 visible ASCII characters (inner spaces allowed)",
+                        slug: "bad-idempotency-key"))
                 return
             }
             switch session.idempotency.withLock({ $0.begin(key: key, body: request.body) }) {
@@ -63,7 +66,7 @@ extension API {
             let expected = try expectedVersion(request, session: session)
             let decoded: [any StoreAction]
             do {
-                decoded = try actions.decodeActions(from: Data(request.body))
+                decoded = try actions.decodeActions(from: request.body)
             } catch {
                 return Problem.invalidAction(error).response
             }
@@ -75,22 +78,42 @@ extension API {
                 return Problem.versionMismatch(current: session.cursor(error.currentVersion)).response
             }
             let cursor = session.cursor(outcome.version)
-            let results: [JSONValue] = outcome.results.map { result in
-                switch result {
-                case .applied: "applied"
-                case .blocked(let reason): ["blocked": .string(reason)]
-                }
-            }
-            let body: JSONValue = [
-                "version": .string(cursor.description), "results": .array(results),
-                "views": try outcome.views.viewsObject(),
-            ]
-            return .json(200, body, headers: versionHeaders(cursor))
+            return .json(200, try Self.dispatchBody(outcome, cursor: cursor), headers: versionHeaders(cursor))
         } catch let problem as Problem {
             return problem.response
         } catch {
             return Problem.internalError("\(error)").response
         }
+    }
+
+    /// `{"results": [...], "version": "...", "views": {...}}`, written straight into bytes: each
+    /// view's JSON is serialized once per version and shared by every answer that shows it.
+    static func dispatchBody(_ outcome: DispatchOutcome, cursor: Cursor) throws(ViewEncodingError) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(96)
+        body += #"{"results":["#.utf8
+        for (index, result) in outcome.results.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            switch result {
+            case .applied: body += #""applied""#.utf8
+            case .blocked(let reason):
+                body += #"{"blocked":"#.utf8
+                JSONValue.string(reason).serialize(into: &body)
+                body.append(UInt8(ascii: "}"))
+            }
+        }
+        body += #"],"version":"#.utf8
+        JSONValue.string(cursor.description).serialize(into: &body)
+        body += #","views":{"#.utf8
+        let views = outcome.views.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        for (index, snapshot) in views.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            JSONValue.string(snapshot.name).serialize(into: &body)
+            body.append(UInt8(ascii: ":"))
+            body += try snapshot.jsonBytes()
+        }
+        body += "}}".utf8
+        return body
     }
 
     /// The version an `If-Match` header requires, if any; `*` (RFC 9110: any current version) requires none.

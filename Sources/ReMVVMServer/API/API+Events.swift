@@ -23,9 +23,10 @@ extension API {
         let since: Cursor?
         do {
             views = try request.viewSelection(of: session.store)
-            // An empty Last-Event-ID (no event had an id yet) is no cursor, and leaves `since` in force.
-            let lastEventID = request.headers["last-event-id"].flatMap { $0.isEmpty ? nil : $0 }
-            since = try Self.cursor(lastEventID ?? request.queryValue("since"), name: "since")
+            // Last-Event-ID wins over `since`, but a malformed `since` is a 400 either way. An empty
+            // Last-Event-ID (no event had an id yet) is no cursor, and leaves `since` in force.
+            let query = try Self.cursor(request.queryValue("since"), name: "since")
+            since = try Self.cursor(request.headers["last-event-id"], name: "Last-Event-ID") ?? query
         } catch {
             exchange.send(error)
             return

@@ -31,9 +31,8 @@ extension API {
             do {
                 // The header names the version the body brings the client to, even if a dispatch lands meanwhile.
                 let answer = try feed.answer(since: since)
-                let response = HTTPResponse.json(200, answer.body, headers: versionHeaders(session.cursor(answer.to)))
                 // With durability, a version is shown only once it is on disk: a crash never takes it back.
-                whenDurable(response) { exchange.send($0) }
+                whenDurable(answer.response) { exchange.sendPrepared($0) }
             } catch {
                 exchange.send(.internalError("\(error)"))
             }

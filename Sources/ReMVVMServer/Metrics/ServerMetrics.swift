@@ -3,17 +3,20 @@ import Synchronization
 /// The server's counters in Prometheus text form: requests by route and status, and the
 /// dispatch latency histogram. Gauges are read live when `/metrics` is scraped.
 final class ServerMetrics: Sendable {
-    private struct RequestKey: Hashable {
-        let route: String
-        let status: Int
-    }
-
-    private let requests = Mutex<[RequestKey: Int]>([:])
+    /// Counts by `route index << 16 | status`: an integer key, so counting hashes no strings.
+    private let requests = Mutex<[Int: Int]>([:])
+    /// The route labels, by route index.
+    private let routeLabels: [String]
     private let dispatch = Mutex(Histogram())
 
+    /// A registry for routes labelled `routeLabels[index]`.
+    init(routeLabels: [String]) {
+        self.routeLabels = routeLabels
+    }
+
     /// Counts one answered request.
-    func record(route: String, status: Int) {
-        requests.withLock { $0[RequestKey(route: route, status: status), default: 0] += 1 }
+    func record(routeIndex: Int, status: Int) {
+        requests.withLock { $0[routeIndex << 16 | (status & 0xFFFF), default: 0] += 1 }
     }
 
     /// Adds one dispatch's duration.
@@ -26,9 +29,11 @@ final class ServerMetrics: Sendable {
     func render(gauges: [(name: String, help: String, value: Int)]) -> String {
         var text = "# HELP remvvm_http_requests_total HTTP requests answered, by route and status.\n"
         text += "# TYPE remvvm_http_requests_total counter\n"
-        let counts = requests.withLock { $0 }.sorted { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }
-        for (key, count) in counts {
-            text += "remvvm_http_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)\n"
+        let counts = requests.withLock { $0 }.map { key, count in
+            (route: routeLabels.indices.contains(key >> 16) ? routeLabels[key >> 16] : "?", status: key & 0xFFFF, count)
+        }
+        for (route, status, count) in counts.sorted(by: { ($0.route, $0.status) < ($1.route, $1.status) }) {
+            text += "remvvm_http_requests_total{route=\"\(route)\",status=\"\(status)\"} \(count)\n"
         }
         for gauge in gauges {
             text += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(gauge.value)\n"

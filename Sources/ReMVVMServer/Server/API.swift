@@ -9,7 +9,7 @@ final class API: HTTPHandler {
     let configuration: ServerConfiguration
     let sessions: SessionRegistry
     let actions: ActionRegistry
-    let metrics = ServerMetrics()
+    let metrics = ServerMetrics(routeLabels: Route.labels)
     let timer = DeadlineTimer()
     let streams = EventStreams()
     let files: StaticFiles
@@ -57,7 +57,7 @@ final class API: HTTPHandler {
     func handle(_ request: HTTPRequest, responder: Responder) {
         let route = Route(path: request.path)
         let exchange = Exchange(
-            request: request, responder: responder, route: route.label,
+            request: request, responder: responder, route: route.label, routeIndex: route.index,
             isAPI: route != .staticFile, started: .now, metrics: metrics, logger: logger)
         switch route {
         case .health: health(exchange)

@@ -7,18 +7,31 @@ struct Exchange: Sendable {
     let responder: Responder
     /// The route's label in metrics and logs (`/v1/sessions/{id}/actions`), never the raw path.
     let route: String
+    /// The route's index, for counting.
+    let routeIndex: Int
     let isAPI: Bool
     let started: ContinuousClock.Instant
     let metrics: ServerMetrics
     let logger: Logger
 
-    /// Answers the request (the first answer wins).
+    /// The headers every API answer carries: no MIME sniffing, no caching.
+    static let apiHeaders: HTTPHeaders = ["X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"]
+
+    /// Answers the request (the first answer wins), adding the common headers.
     func send(_ response: HTTPResponse) {
         var response = response
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        if isAPI, !response.headers.contains("Cache-Control") { response.headers["Cache-Control"] = "no-store" }
+        response.headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        if isAPI, !response.headers.contains("Cache-Control") {
+            response.headers.add(name: "Cache-Control", value: "no-store")
+        }
+        sendPrepared(response)
+    }
+
+    /// Answers with a response that already carries the common headers (``apiHeaders``), such as
+    /// a long-poll answer shared by every waiter woken by the same dispatch.
+    func sendPrepared(_ response: HTTPResponse) {
         guard responder.respond(response) else { return }
-        metrics.record(route: route, status: response.status)
+        metrics.record(routeIndex: routeIndex, status: response.status)
         if logger.logLevel <= .debug {
             let elapsed = ContinuousClock.now - started
             logger.debug(

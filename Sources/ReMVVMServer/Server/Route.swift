@@ -11,47 +11,58 @@ enum Route: Equatable {
     case staticFile
 
     init(path: String) {
-        if path == "/healthz" {
-            self = .health
-            return
-        }
-        if path == "/metrics" {
-            self = .metrics
-            return
-        }
-        guard path == "/v1" || path.hasPrefix("/v1/") else {
-            self = .staticFile
-            return
-        }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
-        guard parts.first == "sessions" else {
-            self = .unknownAPI
-            return
-        }
-        let rest = Array(parts.dropFirst())
-        switch rest.count {
-        case 0: self = .sessions
-        case 1 where rest[0].isEmpty: self = .sessions
-        case 1: self = .session(id: String(rest[0]))
-        case 2 where rest[1] == "actions": self = .actions(id: String(rest[0]))
-        case 2 where rest[1] == "poll": self = .poll(id: String(rest[0]))
-        case 2 where rest[1] == "events": self = .events(id: String(rest[0]))
-        default: self = .unknownAPI
+        switch path {
+        case "/healthz": self = .health
+        case "/metrics": self = .metrics
+        case "/v1/sessions", "/v1/sessions/": self = .sessions
+        default:
+            guard path == "/v1" || path.hasPrefix("/v1/") else {
+                self = .staticFile
+                return
+            }
+            self = Self.sessionRoute(path) ?? .unknownAPI
         }
     }
 
-    /// The label used in metrics and logs.
-    var label: String {
-        switch self {
-        case .health: "/healthz"
-        case .metrics: "/metrics"
-        case .sessions: "/v1/sessions"
-        case .session: "/v1/sessions/{id}"
-        case .actions: "/v1/sessions/{id}/actions"
-        case .poll: "/v1/sessions/{id}/poll"
-        case .events: "/v1/sessions/{id}/events"
-        case .unknownAPI: "/v1/*"
-        case .staticFile: "static"
+    /// `/v1/sessions/{id}` and its sub-resources, read without splitting the path into an array.
+    private static func sessionRoute(_ path: String) -> Route? {
+        let prefix = "/v1/sessions/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let rest = path.utf8.dropFirst(prefix.utf8.count)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else {
+            return rest.isEmpty ? nil : .session(id: String(Substring(rest)))
+        }
+        let id = String(Substring(rest[..<slash]))
+        guard !id.isEmpty else { return nil }
+        switch Substring(rest[rest.index(after: slash)...]) {
+        case "actions": return .actions(id: id)
+        case "poll": return .poll(id: id)
+        case "events": return .events(id: id)
+        default: return nil
         }
     }
+
+    /// A small number per route, so metrics count without hashing strings.
+    var index: Int {
+        switch self {
+        case .health: 0
+        case .metrics: 1
+        case .sessions: 2
+        case .session: 3
+        case .actions: 4
+        case .poll: 5
+        case .events: 6
+        case .unknownAPI: 7
+        case .staticFile: 8
+        }
+    }
+
+    /// Every route's label, by ``index``.
+    static let labels = [
+        "/healthz", "/metrics", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/actions",
+        "/v1/sessions/{id}/poll", "/v1/sessions/{id}/events", "/v1/*", "static",
+    ]
+
+    /// The label used in metrics and logs.
+    var label: String { Self.labels[index] }
 }

@@ -19,7 +19,7 @@ public final class StoreServer: Sendable {
     /// Whether the stored sessions were restored (once, at the first start).
     let restored = Atomic<Bool>(false)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
-    private let logger: Logger
+    let logger: Logger
 
     /// Prepares a server for the app `definition`, with sessions in memory only; nothing
     /// listens until ``start()``.
@@ -29,7 +29,7 @@ public final class StoreServer: Sendable {
         logger: Logger = Logger(label: "remvvm.server")
     ) {
         self.init(
-            actions: definition.actions, makeStore: { _ in definition.makeStore() }, durability: nil,
+            actions: definition.actions, makeStore: { _ in AnyProjectedStore(definition.makeStore()) }, durability: nil,
             configuration: configuration, logger: logger)
     }
 
@@ -54,7 +54,7 @@ public final class StoreServer: Sendable {
         var transportConfiguration = configuration.transport
         transportConfiguration.diagnostics = { message in logger.warning("\(message)") }
         transport = HTTPServer(configuration: transportConfiguration, handler: api)
-        transportBox.server.withLock { $0 = transport }
+        transportBox.server = transport
     }
 
     /// The port the server listens on (after ``start()``).
@@ -95,6 +95,7 @@ public final class StoreServer: Sendable {
         task?.cancel()
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")
+        waitForDurableAnswers()
         transport.stop()
         closeDurableSessions()
         logger.info("server stopped")
@@ -102,11 +103,23 @@ public final class StoreServer: Sendable {
 }
 
 /// Lets `/metrics` read the transport's gauges, which exist only once the transport does.
+///
+/// It holds the transport weakly: the transport holds the API as its handler and the API holds this box,
+/// so a strong reference would keep the whole server alive after its last user let go of it.
 private final class TransportBox: Sendable {
-    let server = Mutex<HTTPServer?>(nil)
+    private struct WeakServer {
+        weak var server: HTTPServer?
+    }
+
+    private let box = Mutex(WeakServer())
+
+    var server: HTTPServer? {
+        get { box.withLock { $0.server } }
+        set { box.withLock { $0.server = newValue } }
+    }
 
     func gauges() -> [(name: String, help: String, value: Int)] {
-        guard let server = server.withLock({ $0 }) else { return [] }
+        guard let server else { return [] }
         return [
             ("remvvm_open_connections", "Open HTTP connections.", server.openConnections),
             ("remvvm_suspended_connections", "Connections parked without a thread.", server.suspendedConnections),

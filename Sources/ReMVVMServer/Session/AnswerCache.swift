@@ -21,11 +21,13 @@ final class AnswerCache: Sendable {
     }
 
     private static let capacity = 64
-    private let answers = Mutex<[Key: [UInt8]]>([:])
+    private let answers = Mutex<[Key: ChangeFeed.Answer]>([:])
     private let patches = Mutex<[PatchKey: JSONValue]>([:])
 
     /// The cached answer for `key`, or the one `build` makes (then cached).
-    func answer<Failure: Error>(_ key: Key, build: () throws(Failure) -> [UInt8]) throws(Failure) -> [UInt8] {
+    func answer<Failure: Error>(
+        _ key: Key, build: () throws(Failure) -> ChangeFeed.Answer
+    ) throws(Failure) -> ChangeFeed.Answer {
         if let cached = answers.withLock({ $0[key] }) { return cached }
         let built = try build()
         answers.withLock { answers in

@@ -24,6 +24,16 @@ struct IdempotencyCache {
     private var order: [String] = []
     private let limit: Int
 
+    /// Whether a key is acceptable: 1 to 255 visible ASCII characters, spaces only inside (what the OpenAPI
+    /// description's pattern `^[!-~]([ -~]*[!-~])?$` says).
+    static func isValidKey(_ key: String) -> Bool {
+        let bytes = key.utf8
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= 255 else { return false }
+        let visible = UInt8(ascii: "!")...UInt8(ascii: "~")
+        guard visible.contains(first), visible.contains(last) else { return false }
+        return bytes.allSatisfy { $0 == UInt8(ascii: " ") || visible.contains($0) }
+    }
+
     init(limit: Int) {
         self.limit = max(limit, 1)
     }

@@ -1,3 +1,4 @@
+import MicroHTTP
 import ReMVVM
 
 /// Builds what a long-poll answers and an event stream sends: the changes of some views from
@@ -22,14 +23,37 @@ struct ChangeFeed {
         case ahead
     }
 
-    /// One answer: its JSON body and the version it brings the client to.
-    struct Answer {
+    /// One answer: its JSON body, the version it brings the client to, and the same answer
+    /// ready to send as a long-poll response and as an event, so that ten thousand waiters woken
+    /// by one dispatch share them instead of each building its own.
+    struct Answer: Sendable {
         let body: [UInt8]
         let to: UInt64
         /// Whether any watched view changed (false for a timeout answer).
         let hasChanges: Bool
         /// Set when the client must replace its views.
         let reset: ResetReason?
+        /// The long-poll response, headers included.
+        let response: HTTPResponse
+        /// The Server-Sent Event (`patch` or `reset`) with the version as its id.
+        let event: [UInt8]
+
+        init(body: [UInt8], to: Cursor, hasChanges: Bool, reset: ResetReason?) {
+            self.body = body
+            self.to = to.number
+            self.hasChanges = hasChanges
+            self.reset = reset
+            var headers = Exchange.apiHeaders
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Store-Version", value: to.description)
+            headers.add(name: "ETag", value: to.etag)
+            response = HTTPResponse(status: 200, headers: headers, body: .bytes(body))
+            event =
+                ServerSentEvent(
+                    id: to.description, event: reset == nil ? "patch" : "reset",
+                    data: String(decoding: body, as: UTF8.self)
+                ).bytes
+        }
     }
 
     let session: Session
@@ -43,24 +67,23 @@ struct ChangeFeed {
         let state = session.store.views(views, since: since.number)
         if since.number > state.version { return try reset(.ahead) }
         guard let past = state.past else { return try reset(.expired) }
-        var changed = false
-        for (old, new) in zip(past, state.current) where old !== new { changed = true }
         let key = AnswerCache.Key(views: views.bits, from: since.number, to: state.version, kind: form.rawValue)
-        let body = try session.answers.answer(key) { () throws(ViewEncodingError) -> [UInt8] in
+        return try session.answers.answer(key) { () throws(ViewEncodingError) -> Answer in
+            var changed = false
             var changes: [String: JSONValue] = [:]
             for (old, new) in zip(past, state.current) where old !== new {
+                changed = true
                 switch form {
                 case .patch: changes[new.name] = .object(["patch": try session.answers.patch(from: old, to: new)])
                 case .full: changes[new.name] = .object(["full": try new.json()])
                 }
             }
-            return JSONValue.object([
-                "from": .string(since.description),
-                "to": .string(session.cursor(state.version).description),
-                "views": .object(changes),
+            let to = session.cursor(state.version)
+            let body = JSONValue.object([
+                "from": .string(since.description), "to": .string(to.description), "views": .object(changes),
             ]).serialized()
+            return Answer(body: body, to: to, hasChanges: changed, reset: nil)
         }
-        return Answer(body: body, to: state.version, hasChanges: changed, reset: nil)
     }
 
     /// The full views at the current version (a client with no cursor).
@@ -71,7 +94,7 @@ struct ChangeFeed {
         let body = JSONValue.object([
             "from": .null, "to": .string(session.cursor(version).description), "views": .object(full),
         ]).serialized()
-        return Answer(body: body, to: version, hasChanges: true, reset: nil)
+        return Answer(body: body, to: session.cursor(version), hasChanges: true, reset: nil)
     }
 
     /// `{"version", "views": {name: viewModel}}` at the current version, and that version.
@@ -92,6 +115,6 @@ struct ChangeFeed {
             "reset": true, "reason": .string(reason.rawValue),
             "to": .string(session.cursor(version).description), "views": .object(full),
         ]).serialized()
-        return Answer(body: body, to: version, hasChanges: true, reset: reason)
+        return Answer(body: body, to: session.cursor(version), hasChanges: true, reset: reason)
     }
 }

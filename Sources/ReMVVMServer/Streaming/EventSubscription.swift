@@ -75,12 +75,10 @@ final class EventSubscription: Sendable {
             let answer = try feed.answer(since: session.cursor(cursor))
             state.withLock { $0.cursor = answer.to }
             guard answer.hasChanges else { return true }
-            let event = ServerSentEvent(
-                id: session.cursor(answer.to).description, event: answer.reset == nil ? "patch" : "reset",
-                data: String(decoding: answer.body, as: UTF8.self))
-            guard let durability else { return stream.write(event.bytes) }
+            let event = answer.event
+            guard let durability else { return stream.write(event) }
             // Barriers are answered in order, so events keep theirs; a write after the end is ignored.
-            durability.whenDurable { [stream] _ in stream.write(event.bytes) }
+            durability.whenDurable { [stream] _ in stream.write(event) }
             return true
         } catch {
             end(reason: "error")

@@ -48,7 +48,8 @@ extension SessionPersistence {
 
 /// A restored session's typed store.
 func typed(_ session: RestoredSession) throws -> Store<AppState> {
-    guard let store = session.store as? Store<AppState> else { throw FixtureError("not a Store<AppState>") }
+    let base = (session.store as? AnyProjectedStore)?.base ?? session.store
+    guard let store = base as? Store<AppState> else { throw FixtureError("not a Store<AppState>") }
     return store
 }
 

@@ -1,0 +1,60 @@
+/// A ``ProjectedStore`` whose hot operations are closures made where the state type is known.
+///
+/// Calls through `any ProjectedStore` reach the store's generic, unspecialized code. Wrapping a
+/// store with ``init(_:)`` from code that knows its state type captures closures that a build
+/// with cross-module optimization specializes for that type, which is what the HTTP server
+/// wants for every dispatch and read. It is otherwise the store itself: same state, same waiters.
+public final class AnyProjectedStore: ProjectedStore {
+    /// The wrapped store, for everything that is not on the hot path.
+    public let base: any ProjectedStore
+    private let dispatchActions: @Sendable ([any StoreAction], ViewSet, UInt64?) throws(StoreError) -> DispatchOutcome
+    private let readViews: @Sendable (ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot])
+    private let readViewsSince: @Sendable (ViewSet, UInt64?) -> ViewsSince
+    private let currentVersion: @Sendable () -> UInt64
+
+    /// Wraps `store`; call it where `State` is a concrete type.
+    public init<State>(_ store: Store<State>) {
+        base = store
+        dispatchActions = { actions, views, expected throws(StoreError) in
+            try store.dispatch(actions, views: views, expectedVersion: expected)
+        }
+        readViews = { store.views($0) }
+        readViewsSince = { store.views($0, since: $1) }
+        currentVersion = { store.version }
+    }
+
+    public var version: UInt64 { currentVersion() }
+    public var viewNames: [String] { base.viewNames }
+    public var allViews: ViewSet { base.allViews }
+    public var parkedWaiters: Int { base.parkedWaiters }
+    public var runningEffects: Int { base.runningEffects }
+
+    public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
+        base.viewSet(named: names)
+    }
+
+    public func dispatch(
+        _ actions: [any StoreAction],
+        views: ViewSet,
+        expectedVersion: UInt64?
+    ) throws(StoreError) -> DispatchOutcome {
+        try dispatchActions(actions, views, expectedVersion)
+    }
+
+    public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) { readViews(views) }
+
+    public func views(_ views: ViewSet, since: UInt64?) -> ViewsSince { readViewsSince(views, since) }
+
+    public func waitForChange(
+        after version: UInt64,
+        views: ViewSet,
+        handler: @escaping @Sendable (StoreChange) -> Void
+    ) -> WaitRegistration {
+        base.waitForChange(after: version, views: views, handler: handler)
+    }
+
+    @discardableResult
+    public func cancelWait(_ token: WaiterToken) -> Bool { base.cancelWait(token) }
+
+    public func close() { base.close() }
+}

@@ -1,0 +1,72 @@
+import Testing
+
+@testable import ReMVVMServer
+
+/// The parsers of request parameters and headers, without I/O: cursors, entity tags, `Idempotency-Key`s, and
+/// the session ids and tokens they guard.
+@Suite("Request parsing")
+struct RequestParsingTests {
+    @Test(
+        arguments: [
+            ("3f2a9c1b7d4e6a80.4", "3f2a9c1b7d4e6a80", 4),
+            ("\"3f2a9c1b7d4e6a80.4\"", "3f2a9c1b7d4e6a80", 4),
+            ("W/\"a-b_C.0\"", "a-b_C", 0),
+            ("e.9999999999999999999", "e", 9_999_999_999_999_999_999),
+        ] as [(String, String, UInt64)])
+    func cursorsInTheDocumentedFormParse(text: String, epoch: String, number: UInt64) throws {
+        let cursor = try #require(Cursor(parsing: text))
+        #expect(cursor.epoch == epoch)
+        #expect(cursor.number == number)
+        #expect(Cursor(parsing: cursor.description) == cursor)
+    }
+
+    /// Everything outside `^[A-Za-z0-9_-]{1,64}\.[0-9]{1,19}$` (the OpenAPI `Version`), quotes aside.
+    @Test(arguments: [
+        "", ".", "a.", ".1", "a.b", "a.+1", "a.-1", "a.1 ", " a.1", "é.1", "a.١", "a b.1", "a.1.", "a\"b.1",
+        "a.12345678901234567890", String(repeating: "a", count: 65) + ".1", "\"a.1", "a.1\"",
+    ])
+    func anythingElseIsNoCursor(text: String) {
+        #expect(Cursor(parsing: text) == nil)
+    }
+
+    @Test func ifMatchTakesOnlyAStrongTagWithItsQuotes() {
+        #expect(Cursor(entityTag: "\"e.3\"") == Cursor(epoch: "e", number: 3))
+        for text in ["e.3", "W/\"e.3\"", "\"e.3\", \"e.4\"", "\"\"", "\"", "*"] {
+            #expect(Cursor(entityTag: text) == nil, "\(text)")
+        }
+    }
+
+    @Test(arguments: ["k", "retry-1", "a b", String(repeating: "x", count: 255), "!~"])
+    func idempotencyKeysOfVisibleAsciiAreValid(key: String) {
+        #expect(IdempotencyCache.isValidKey(key))
+    }
+
+    @Test(arguments: ["", " k", "k ", "k\t", "ключ", "k\u{7F}", String(repeating: "x", count: 256)])
+    func otherIdempotencyKeysAreNot(key: String) {
+        #expect(!IdempotencyCache.isValidKey(key))
+    }
+
+    @Test func idsAndTokensAre128RandomBitsInHex() {
+        let tokens = (0..<1000).map { _ in SecureToken.make() }
+        #expect(Set(tokens).count == tokens.count)
+        for token in tokens {
+            #expect(token.utf8.count == 32)
+            #expect(token.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        }
+        // Every hex digit shows up in every position over a thousand draws: the bits are not stuck.
+        for position in 0..<32 {
+            let digits = Set(tokens.map { $0.utf8[$0.utf8.index($0.utf8.startIndex, offsetBy: position)] })
+            #expect(digits.count == 16, "position \(position)")
+        }
+        #expect(SecureToken.makeEpoch().utf8.count == 16)
+    }
+
+    @Test func tokensCompareByContentAndLength() {
+        let token = SecureToken.make()
+        #expect(SecureToken.equal(token, String(token)))
+        #expect(!SecureToken.equal(token, String(token.dropLast()) + (token.last == "0" ? "1" : "0")))
+        #expect(!SecureToken.equal(token, String(token.dropLast())))
+        #expect(!SecureToken.equal(token, ""))
+        #expect(SecureToken.equal("", ""))
+    }
+}
