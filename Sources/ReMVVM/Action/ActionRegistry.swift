@@ -69,7 +69,7 @@ public struct ActionRegistry: Sendable {
     public static func encode(_ action: any StoreAction) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(EncodedEnvelope(action: action))
+        return try encoder.encode(ActionEnvelope(action))
     }
 
     private func decodeEnvelope(_ value: JSONValue, index: Int?) throws(ActionDecodingError) -> any StoreAction {
@@ -109,13 +109,19 @@ struct ActionDecoder: Sendable {
     }
 }
 
-/// Writes an action as `{"type", "payload"}`.
-private struct EncodedEnvelope: Encodable {
-    let action: any StoreAction
+/// An action in its wire form `{"type": wire name, "payload": action}`, for encoding (logs, clients).
+public struct ActionEnvelope: Encodable, Sendable {
+    /// The action.
+    public let action: any StoreAction
 
-    enum CodingKeys: String, CodingKey { case type, payload }
+    /// Wraps `action`.
+    public init(_ action: any StoreAction) {
+        self.action = action
+    }
 
-    func encode(to encoder: any Encoder) throws {
+    private enum CodingKeys: String, CodingKey { case type, payload }
+
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(action.wireName, forKey: .type)
         try container.encode(action, forKey: .payload)

@@ -24,7 +24,7 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
 
     /// A commit as a log entry: a JSON array of the envelopes of the actions that reducers handle.
     func encode(_ record: CommitRecord) throws -> StoredCommit {
-        let logged = record.actions.filter { reduced.contains($0.wireName) }.map(LoggedAction.init)
+        let logged = record.actions.filter { reduced.contains($0.wireName) }.map(ActionEnvelope.init)
         return StoredCommit(version: record.version, actions: try JSONEncoder().encode(logged))
     }
 
@@ -143,18 +143,5 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         @unknown default:
             return "\(error)"
         }
-    }
-}
-
-/// One action as a log entry writes it: `{"type": wire name, "payload": action}`.
-private struct LoggedAction: Encodable {
-    let action: any StoreAction
-
-    enum CodingKeys: String, CodingKey { case type, payload }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(action.wireName, forKey: .type)
-        try container.encode(action, forKey: .payload)
     }
 }
