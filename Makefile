@@ -24,3 +24,21 @@ bench-quick:
 
 bench-profile:
 	bench/profile.sh
+
+# --- Reliability (RELIABILITY.md; the API fuzzing also runs in `make test`) -------------------------
+.PHONY: api-fuzz fuzz sanitize-address sanitize-thread soak
+
+api-fuzz:
+	scripts/api-fuzz
+
+fuzz:
+	scripts/fuzz
+
+sanitize-address:
+	scripts/sanitize address
+
+sanitize-thread:
+	scripts/sanitize thread
+
+soak:
+	scripts/soak

@@ -15,7 +15,6 @@ session it created). The checks add what the generic ones cannot know about this
 import http.client
 import json
 import os
-import threading
 
 import schemathesis
 from schemathesis.generation import GenerationMode
@@ -25,8 +24,6 @@ HOST = os.environ.get("API_FUZZ_HOST", "127.0.0.1")
 PORT = int(os.environ["API_FUZZ_PORT"])
 TIMEOUT = 10
 WRONG_TOKEN = "0" * 32
-
-_local = threading.local()
 
 
 def _request(method, path, headers=None, body=None):
