@@ -33,6 +33,21 @@ extension EndToEnd {
             }
         }
 
+        @Test func anEmptyViewNameInAListIs400AndAnEmptyListIsEveryView() async throws {
+            try await withTestServer { server in
+                let api = try server.client()
+                let session = try await api.createSession()
+                for query in ["?views=counter,", "?views=,", "?views=counter,,quote"] {
+                    let response = try await api.read(session, query: query)
+                    #expect(response.status == 400, "\(query)")
+                    #expect(try response.json()["type"] == "/problems/unknown-view")
+                }
+                let all = try await api.read(session, query: "?views=")
+                #expect(all.status == 200)
+                #expect(try all.json()["views"]?.members.count == 5)
+            }
+        }
+
         @Test func aMalformedSinceIs400EvenWithALastEventID() async throws {
             try await withTestServer { server in
                 let api = try server.client()

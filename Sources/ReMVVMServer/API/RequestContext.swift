@@ -32,10 +32,11 @@ struct Credentials {
 }
 
 extension HTTPRequest {
-    /// The views named in `?views=a,b`, or every view when absent or empty.
+    /// The views named in `?views=a,b`, or every view when absent or empty; an empty name in a list
+    /// (`a,,b`, `a,`) is an unknown view, like any other.
     func viewSelection(of store: any ProjectedStore) throws(Problem) -> ViewSet {
         guard let list = queryValue("views"), !list.isEmpty else { return store.allViews }
-        let names = list.split(separator: ",").map { $0.trimmingWhitespace() }
+        let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
         switch store.viewSet(named: names) {
         case .success(let views): return views
         case .failure(let error):
