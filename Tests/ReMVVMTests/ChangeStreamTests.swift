@@ -7,14 +7,7 @@ struct ChangeStreamTests {
     @Test func waiterFilteredToCounterIsNotWokenByAnotherView() throws {
         let store = makeDefinition().makeStore()
         let counter = try store.viewSet(named: ["counter"]).get()
-        let woken = Locked<[StoreChange]>([])
-        guard
-            case .parked = store.waitForChange(
-                after: 0, views: counter, handler: { c in woken.withLock { $0.append(c) } })
-        else {
-            Issue.record("expected to park")
-            return
-        }
+        let woken = try parkRecorder(on: store, views: counter)
         try store.dispatch(Rename(name: "Ada"))
         #expect(woken.withLock { $0 }.isEmpty)
         #expect(store.parkedWaiters == 1)

@@ -118,3 +118,11 @@ final class Locked<Value: Sendable>: Sendable {
     func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
     var current: Value { value.withLock { $0 } }
 }
+
+/// Parks a waiter on `views` after version 0 that records what wakes it; fails if it cannot park.
+func parkRecorder(on store: Store<TestState>, views: ViewSet) throws -> Locked<[StoreChange]> {
+    let woken = Locked<[StoreChange]>([])
+    guard case .parked = store.waitForChange(after: 0, views: views, handler: { c in woken.withLock { $0.append(c) } })
+    else { throw TestFailure() }
+    return woken
+}

@@ -62,14 +62,7 @@ import Testing
     @Test func replayWakesChangeWaiters() throws {
         let store = makeDefinition().makeStore()
         let counter = try store.viewSet(named: ["counter"]).get()
-        let woken = Locked<[StoreChange]>([])
-        guard
-            case .parked = store.waitForChange(
-                after: 0, views: counter, handler: { c in woken.withLock { $0.append(c) } })
-        else {
-            Issue.record("expected to park")
-            return
-        }
+        let woken = try parkRecorder(on: store, views: counter)
         try store.replay(CommitRecord(version: 1, actions: [Increment()]))
         #expect(woken.current.count == 1)
     }

@@ -23,9 +23,7 @@ extension Store {
         let commit = try core.withLock { (core: inout StoreCore<State>) throws(StoreError) -> Commit in
             try reduce(actions, into: &core, views: views, expectedVersion: expectedVersion)
         }
-        for (waiter, changed) in commit.woken {
-            waiter(.changed(version: commit.outcome.version, views: changed))
-        }
+        wake(commit.woken, at: commit.outcome.version)
         if !commit.effects.isEmpty {
             effects.perform(commit.effects, context: effectContext())
         }
@@ -80,9 +78,7 @@ extension Store {
                 let record = CommitRecord(version: core.version, actions: reduced)
                 for listener in core.commitListeners { listener(record) }
             }
-            let changed = updateViews(from: old, core: &core)
-            for observer in core.observers { observer.notify(old, core.state, core.version) }
-            if !changed.isEmpty { woken = core.waiters.take(changed: changed) }
+            woken = publish(from: old, core: &core)
         }
         let snapshots = views.isEmpty ? [] : views.map { core.views[$0].current }
         return Commit(
@@ -90,6 +86,19 @@ extension Store {
             woken: woken,
             effects: requests
         )
+    }
+
+    /// What every commit does once the reducers ran and the version moved on, inside the lock:
+    /// recompute the changed views, tell observers, and take the waiters watching those views.
+    func publish(from old: State, core: inout StoreCore<State>) -> [(ChangeWaiters.Handler, ViewSet)] {
+        let changed = updateViews(from: old, core: &core)
+        for observer in core.observers { observer.notify(old, core.state, core.version) }
+        return changed.isEmpty ? [] : core.waiters.take(changed: changed)
+    }
+
+    /// Wakes the waiters a commit took, once the lock is released.
+    func wake(_ woken: [(ChangeWaiters.Handler, ViewSet)], at version: UInt64) {
+        for (waiter, changed) in woken { waiter(.changed(version: version, views: changed)) }
     }
 
     private func runMiddleware(_ action: any StoreAction, context: inout MiddlewareContext<State>) -> MiddlewareResult {

@@ -27,12 +27,8 @@ extension Store {
             let old = core.state
             for action in record.actions { _ = reducer.reduce(&core.state, with: action) }
             core.version = record.version
-            let changed = updateViews(from: old, core: &core)
-            for observer in core.observers { observer.notify(old, core.state, core.version) }
-            return changed.isEmpty ? [] : core.waiters.take(changed: changed)
+            return publish(from: old, core: &core)
         }
-        for (waiter, changed) in woken {
-            waiter(.changed(version: record.version, views: changed))
-        }
+        wake(woken, at: record.version)
     }
 }
