@@ -16,7 +16,12 @@ enum ResponseSender {
         guard let made = makeResponse(response, on: connection, core: core) else { return .NO }
         defer { MHD_destroy_response(made.pointer) }  // Drops our reference; a queued response keeps its own.
         for (name, value) in made.headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
-            if MHD_add_response_header(made.pointer, name, value) == .NO {
+            // Explicit `withCString`: the implicit String-to-pointer conversion copies small strings into a
+            // fresh heap array, two allocations per header on every response.
+            let added = name.withCString { name in
+                value.withCString { value in MHD_add_response_header(made.pointer, name, value) }
+            }
+            if added == .NO {
                 core.report("libmicrohttpd rejected response header \(name) (empty value or CR/LF?); dropped it")
             }
         }

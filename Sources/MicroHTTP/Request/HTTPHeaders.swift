@@ -14,6 +14,13 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
         fields = []
     }
 
+    /// Creates an empty header list with room for `minimumCapacity` fields, so building a known number of
+    /// fields allocates once.
+    public init(minimumCapacity: Int) {
+        fields = []
+        fields.reserveCapacity(minimumCapacity)
+    }
+
     /// Creates a header list from name/value pairs, keeping their order and duplicates.
     public init(_ pairs: [(name: String, value: String)]) {
         fields = pairs.map { Field(name: $0.name, value: $0.value) }
@@ -103,6 +110,7 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
 
     /// Compares two field names ASCII-case-insensitively (HTTP names are ASCII tokens) without allocating.
     static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }  // O(1) for native strings.
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {

@@ -14,35 +14,49 @@ enum RequestReader {
         HTTPRequest(
             method: method.map { String(cString: $0) } ?? "",
             path: url.map { String(cString: $0) } ?? "/",
-            query: values(of: .GET_ARGUMENT_KIND, on: connection),
-            headers: HTTPHeaders(values(of: .HEADER_KIND, on: connection)),
+            query: queryArguments(on: connection),
+            headers: headers(on: connection),
             body: body,
             clientAddress: clientAddress(of: connection),
             version: version.map { String(cString: $0) } ?? ""
         )
     }
 
-    /// The declared `Content-Length`, if present and numeric.
+    /// The declared `Content-Length`, if present and numeric (digits, optionally between spaces or tabs).
     static func declaredContentLength(of connection: ConnectionHandle) -> UInt64? {
         guard let value = MHD_lookup_connection_value(connection.pointer, .HEADER_KIND, "Content-Length")
         else { return nil }
-        return UInt64(String(cString: value).trimmingSpaces)
+        return parseLength(UnsafeRawBufferPointer(start: value, count: strlen(value)))
     }
 
-    /// Every key/value pair of one kind, in order, with lengths from libmicrohttpd (so embedded NULs survive).
-    private static func values(of kind: MHD_ValueKind, on connection: ConnectionHandle) -> [(
-        name: String, value: String
-    )] {
+    /// Reads a decimal length on the bytes, as it runs for every request with a body.
+    static func parseLength(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var digits = bytes[...]
+        while let first = digits.first, isBlank(first) { digits = digits.dropFirst() }
+        while let last = digits.last, isBlank(last) { digits = digits.dropLast() }
+        guard !digits.isEmpty else { return nil }
+        var length: UInt64 = 0
+        for byte in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (times10, overflow) = length.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            length = sum
+        }
+        return length
+    }
+
+    /// The query arguments, in order, with lengths from libmicrohttpd (so embedded NULs survive).
+    private static func queryArguments(on connection: ConnectionHandle) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
         withUnsafeMutablePointer(to: &pairs) { pointer in
             _ = MHD_get_connection_values_n(
-                connection.pointer, kind,
+                connection.pointer, .GET_ARGUMENT_KIND,
                 { context, _, key, keySize, value, valueSize in
                     guard let context else { return .NO }
-                    let name = key.map { RequestReader.decode($0, keySize) } ?? ""
-                    let text = value.map { RequestReader.decode($0, valueSize) } ?? ""
                     context.assumingMemoryBound(to: [(name: String, value: String)].self).pointee.append(
-                        (name: name, value: text))
+                        (name: RequestReader.decode(key, keySize), value: RequestReader.decode(value, valueSize)))
                     return .YES
                 },
                 pointer)
@@ -50,8 +64,26 @@ enum RequestReader {
         return pairs
     }
 
-    private static func decode(_ start: UnsafePointer<CChar>, _ count: Int) -> String {
-        String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+    /// The header fields, in order, appended straight into one list sized for a typical request.
+    private static func headers(on connection: ConnectionHandle) -> HTTPHeaders {
+        var headers = HTTPHeaders(minimumCapacity: 8)
+        withUnsafeMutablePointer(to: &headers) { pointer in
+            _ = MHD_get_connection_values_n(
+                connection.pointer, .HEADER_KIND,
+                { context, _, key, keySize, value, valueSize in
+                    guard let context else { return .NO }
+                    context.assumingMemoryBound(to: HTTPHeaders.self).pointee.add(
+                        name: RequestReader.decode(key, keySize), value: RequestReader.decode(value, valueSize))
+                    return .YES
+                },
+                pointer)
+        }
+        return headers
+    }
+
+    private static func decode(_ start: UnsafePointer<CChar>?, _ count: Int) -> String {
+        guard let start else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
     }
 
     /// The peer address as text (IPv4 dotted quad, or IPv6), empty if libmicrohttpd does not know it.
@@ -60,9 +92,30 @@ enum RequestReader {
         let raw = UnsafeRawPointer(address)
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
-            // Formatted by hand: inet_ntop goes through printf, a visible cost at 100k requests per second.
-            let octets = withUnsafeBytes(of: raw.loadUnaligned(as: sockaddr_in.self).sin_addr) { Array($0) }
-            return octets.map { String($0) }.joined(separator: ".")
+            // Formatted by hand into one small string: inet_ntop goes through printf, a visible cost at
+            // 100k requests per second, and at most 15 bytes stay inline in the String (no allocation).
+            return withUnsafeBytes(of: raw.loadUnaligned(as: sockaddr_in.self).sin_addr) { octets in
+                String(unsafeUninitializedCapacity: 15) { text in
+                    var count = 0
+                    for (index, octet) in octets.enumerated() {
+                        if index > 0 {
+                            text[count] = UInt8(ascii: ".")
+                            count += 1
+                        }
+                        if octet >= 100 {
+                            text[count] = UInt8(ascii: "0") + octet / 100
+                            count += 1
+                        }
+                        if octet >= 10 {
+                            text[count] = UInt8(ascii: "0") + octet / 10 % 10
+                            count += 1
+                        }
+                        text[count] = UInt8(ascii: "0") + octet % 10
+                        count += 1
+                    }
+                    return count
+                }
+            }
         case AF_INET6:
             var ipv6 = raw.loadUnaligned(as: sockaddr_in6.self).sin6_addr
             return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { buffer in
@@ -74,16 +127,5 @@ enum RequestReader {
         default:
             return ""
         }
-    }
-}
-
-extension String {
-    /// The string without leading and trailing spaces and tabs (HTTP optional whitespace).
-    fileprivate var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return self[first...last]
     }
 }
