@@ -29,7 +29,7 @@ public final class AnyProjectedStore: ProjectedStore {
     public var parkedWaiters: Int { base.parkedWaiters }
     public var runningEffects: Int { base.runningEffects }
 
-    public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
+    public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         base.viewSet(named: names)
     }
 

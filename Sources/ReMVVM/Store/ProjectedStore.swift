@@ -14,7 +14,7 @@ public protocol ProjectedStore: AnyObject, Sendable {
     /// How many effects are running.
     var runningEffects: Int { get }
     /// The views with these names, or the first unknown name.
-    func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError>
+    func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError>
     /// Dispatches actions as one batch; see ``Store/dispatch(_:views:expectedVersion:)``.
     func dispatch(
         _ actions: [any StoreAction],

@@ -19,7 +19,7 @@ extension Store {
     public var allViews: ViewSet { projections.all }
 
     /// The views with these names, or the first unknown name.
-    public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
+    public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         projections.viewSet(named: names)
     }
 

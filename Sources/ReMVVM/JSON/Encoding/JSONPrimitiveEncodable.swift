@@ -7,6 +7,30 @@ protocol JSONPrimitiveEncodable: Encodable {
     var primitiveJSONValue: JSONValue? { get }
 }
 
+extension JSONValueEncoder {
+    /// Whether `type` conforms to ``JSONPrimitiveEncodable``, decided by comparing metatypes: a cast to the
+    /// existential (`as? any JSONPrimitiveEncodable`) looks the conformance up in the runtime's cache,
+    /// which cost more than encoding a small view model whole.
+    static func isPrimitive(_ type: any Encodable.Type) -> Bool {
+        if type == String.self || type == Int.self || type == Bool.self || type == Double.self
+            || type == JSONValue.self || type == Int64.self || type == Float.self
+        {
+            return true
+        }
+        if type == Int8.self || type == Int16.self || type == Int32.self || type == UInt.self
+            || type == UInt8.self || type == UInt16.self || type == UInt32.self || type == UInt64.self
+        {
+            return true
+        }
+        if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *),
+            type == Int128.self || type == UInt128.self
+        {
+            return true
+        }
+        return type == Date.self || type == URL.self || type == Data.self || type == Decimal.self
+    }
+}
+
 extension JSONValue: JSONPrimitiveEncodable {
     var primitiveJSONValue: JSONValue? { self }
 }

@@ -57,7 +57,7 @@ extension JSONValueEncoder {
         _ value: Value,
         at path: @autoclosure () -> CodingPathNode
     ) throws -> JSONValue {
-        if let primitive = value as? any JSONPrimitiveEncodable {
+        if JSONValueEncoder.isPrimitive(type(of: value)), let primitive = value as? any JSONPrimitiveEncodable {
             return try primitiveValue(primitive, at: path())
         }
         let encoder = JSONValueEncoder(path: path())
