@@ -61,6 +61,26 @@ struct RequestParsingTests {
         #expect(SecureToken.makeEpoch().utf8.count == 16)
     }
 
+    @Test(arguments: [
+        ("application/json", true), ("Application/JSON", true), (" application/json ; charset=utf-8", true),
+        ("application/json;charset=utf-8", true), ("\tapplication/json\t", true), ("application/jsonx", false),
+        ("application/jso", false), ("text/json", false), ("", false), (";application/json", false),
+        ("application\u{0F}json", false), ("application/json-patch+json", false), ("applicatioN/jsoN;", true),
+    ])
+    func onlyTheJSONMediaTypeIsJSON(contentType: String, isJSON: Bool) {
+        #expect(API.isJSON(contentType) == isJSON)
+    }
+
+    @Test(
+        arguments: [
+            ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER  abc ", "abc"), ("  Bearer\tx abc", nil),
+            (" Bearer abc\t", "abc"), ("Bearer", nil), ("Bearer ", nil), ("Bearer   ", nil), ("Basic abc", nil),
+            ("Bearerabc", nil), ("Bear abc", nil), ("Bearer a b", "a b"), ("Bearer é", "é"), ("", nil),
+        ] as [(String, String?)])
+    func bearerTokensAreReadFromTheAuthorizationHeader(header: String, token: String?) {
+        #expect(Credentials.bearerToken(header).map(String.init) == token)
+    }
+
     @Test func tokensCompareByContentAndLength() {
         let token = SecureToken.make()
         #expect(SecureToken.equal(token, String(token)))
@@ -68,5 +88,10 @@ struct RequestParsingTests {
         #expect(!SecureToken.equal(token, String(token.dropLast())))
         #expect(!SecureToken.equal(token, ""))
         #expect(SecureToken.equal("", ""))
+        // A slice of a longer header compares by its own bytes.
+        let header = "Bearer \(token) "
+        let slice = header.dropFirst(7).dropLast()
+        #expect(SecureToken.equal(token, slice))
+        #expect(!SecureToken.equal(token, header.dropFirst(6).dropLast(2)))
     }
 }

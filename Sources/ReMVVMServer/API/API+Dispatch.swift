@@ -28,7 +28,7 @@ extension API {
             switch session.idempotency.withLock({ $0.begin(key: key, body: request.body) }) {
             case .proceed: break
             case .replay(let response):
-                exchange.send(response)
+                exchange.sendPrepared(response)
                 return
             case .mismatch:
                 exchange.send(
@@ -44,19 +44,31 @@ extension API {
                 return
             }
         }
+        let response = dispatchResponse(session, request)
+        guard durability != nil, response.status == 200 else {
+            finishDispatch(response, key: key, session: session, exchange)
+            return
+        }
         // With durability, the answer waits (parked, no thread held) until the commit is on disk.
-        whenDurable(dispatchResponse(session, request)) { [self] response in
-            if let key {
-                session.idempotency.withLock { cache in
-                    if response.status == 200 {
-                        cache.finish(key: key, body: request.body, response: response)
-                    } else {
-                        cache.abandon(key: key)
-                    }
+        whenDurable(response) { [self] response in finishDispatch(response, key: key, session: session, exchange) }
+    }
+
+    /// Remembers the answer under its idempotency key, counts it and sends it.
+    private func finishDispatch(_ response: HTTPResponse, key: String?, session: Session, _ exchange: Exchange) {
+        if let key {
+            session.idempotency.withLock { cache in
+                if response.status == 200 {
+                    cache.finish(key: key, body: exchange.request.body, response: response)
+                } else {
+                    cache.abandon(key: key)
                 }
             }
-            metrics.observeDispatch(ContinuousClock.now - exchange.started)
-            exchange.send(response)
+        }
+        if response.status == 200 {
+            // Built with the common headers already (see `dispatchHeaders`), as is its replay.
+            exchange.sendPrepared(response, dispatchStarted: exchange.started)
+        } else {
+            exchange.send(response, dispatchStarted: exchange.started)
         }
     }
 
@@ -78,12 +90,25 @@ extension API {
                 return Problem.versionMismatch(current: session.cursor(error.currentVersion)).response
             }
             let cursor = session.cursor(outcome.version)
-            return .json(200, try Self.dispatchBody(outcome, cursor: cursor), headers: versionHeaders(cursor))
+            return HTTPResponse(
+                status: 200, headers: Self.dispatchHeaders(cursor),
+                body: .bytes(try Self.dispatchBody(outcome, cursor: cursor)))
         } catch let problem as Problem {
             return problem.response
         } catch {
             return Problem.internalError("\(error)").response
         }
+    }
+
+    /// A dispatch answer's complete header list, built in one allocation: the version headers
+    /// (`Store-Version`, `ETag`), the JSON content type and ``Exchange/apiHeaders``.
+    static func dispatchHeaders(_ cursor: Cursor) -> HTTPHeaders {
+        var headers = HTTPHeaders(minimumCapacity: 5)
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Store-Version", value: cursor.description)
+        headers.add(name: "ETag", value: cursor.etag)
+        for (name, value) in Exchange.apiHeaders { headers.add(name: name, value: value) }
+        return headers
     }
 
     /// `{"results": [...], "version": "...", "views": {...}}`, written straight into bytes: each
@@ -105,7 +130,9 @@ extension API {
         body += #"],"version":"#.utf8
         JSONValue.string(cursor.description).serialize(into: &body)
         body += #","views":{"#.utf8
-        let views = outcome.views.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let views =
+            outcome.views.count < 2
+            ? outcome.views : outcome.views.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         for (index, snapshot) in views.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONValue.string(snapshot.name).serialize(into: &body)
@@ -126,8 +153,13 @@ extension API {
         return cursor.number
     }
 
-    private static func isJSON(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
-        return mediaType.lowercased() == "application/json"
+    /// Whether the media type (before any `;` parameters, spaces trimmed) is `application/json` in any case;
+    /// read on the bytes, as it runs on every dispatch.
+    static func isJSON(_ contentType: String) -> Bool {
+        var contentType = contentType
+        return contentType.withUTF8 { bytes in
+            let range = ASCII.trimmingBlanks(bytes, in: 0..<(bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count))
+            return ASCII.equalsLowercased(bytes[range], "application/json")
+        }
     }
 }

@@ -3,7 +3,8 @@ import ReMVVM
 
 /// How a request proved which session it belongs to.
 struct Credentials {
-    let token: String
+    /// The token as sent, a slice of the header it came in (no copy).
+    let token: Substring
     /// True when the token came from the `remvvm_token` cookie, which a browser sends on its own.
     let fromCookie: Bool
 
@@ -11,9 +12,8 @@ struct Credentials {
 
     init?(_ request: HTTPRequest) {
         if let header = request.headers["authorization"] {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-            token = parts[1].trimmingWhitespace()
+            guard let token = Self.bearerToken(header) else { return nil }
+            self.token = token
             fromCookie = false
             return
         }
@@ -21,13 +21,31 @@ struct Credentials {
             for pair in cookieHeader.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parts[0].trimmingWhitespace() == Self.cookieName {
-                    token = parts[1].trimmingWhitespace()
+                    token = parts[1].trimmingBlanks()
                     fromCookie = true
                     return
                 }
             }
         }
         return nil
+    }
+
+    /// The token of `Bearer <token>`: the scheme is case-insensitive (RFC 9110), blanks around the token
+    /// are dropped. Read on the bytes, returned as a slice of the header (no copy).
+    static func bearerToken(_ header: String) -> Substring? {
+        var bytes = header
+        let range: Range<Int>? = bytes.withUTF8 { bytes in
+            let text = ASCII.trimmingBlanks(bytes, in: 0..<bytes.count)
+            guard let space = bytes[text].firstIndex(of: UInt8(ascii: " ")),
+                ASCII.equalsLowercased(bytes[text.lowerBound..<space], "bearer")
+            else { return nil }
+            let token = ASCII.trimmingBlanks(bytes, in: (space + 1)..<text.upperBound)
+            return token.isEmpty ? nil : token
+        }
+        guard let range else { return nil }
+        let utf8 = header.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        return header[start..<utf8.index(start, offsetBy: range.count)]
     }
 }
 
@@ -36,7 +54,10 @@ extension HTTPRequest {
     /// (`a,,b`, `a,`) is an unknown view, like any other.
     func viewSelection(of store: any ProjectedStore) throws(Problem) -> ViewSet {
         guard let list = queryValue("views"), !list.isEmpty else { return store.allViews }
-        let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
+        let names =
+            list.utf8.contains(UInt8(ascii: ","))
+            ? list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
+            : [list.trimmingWhitespace()]  // The common case: one view, no splitting.
         switch store.viewSet(named: names) {
         case .success(let views): return views
         case .failure(let error):
@@ -60,9 +81,26 @@ extension HTTPRequest {
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
     func trimmingWhitespace() -> String {
-        var slice = Substring(self)
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return String(slice)
+        String(Substring(self).trimmingBlanks())
+    }
+}
+
+extension Substring {
+    /// The slice without leading and trailing spaces and tabs; shares the storage, allocates nothing.
+    func trimmingBlanks() -> Substring {
+        var slice = trimmingLeadingBlanks()
+        while let last = slice.utf8.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
+            slice = slice.dropLast()
+        }
+        return slice
+    }
+
+    /// The slice without leading spaces and tabs.
+    func trimmingLeadingBlanks() -> Substring {
+        var slice = self
+        while let first = slice.utf8.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+            slice = slice.dropFirst()
+        }
+        return slice
     }
 }

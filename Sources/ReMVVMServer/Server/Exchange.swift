@@ -18,20 +18,23 @@ struct Exchange: Sendable {
     static let apiHeaders: HTTPHeaders = ["X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"]
 
     /// Answers the request (the first answer wins), adding the common headers.
-    func send(_ response: HTTPResponse) {
+    func send(_ response: HTTPResponse, dispatchStarted: ContinuousClock.Instant? = nil) {
         var response = response
         response.headers.add(name: "X-Content-Type-Options", value: "nosniff")
         if isAPI, !response.headers.contains("Cache-Control") {
             response.headers.add(name: "Cache-Control", value: "no-store")
         }
-        sendPrepared(response)
+        sendPrepared(response, dispatchStarted: dispatchStarted)
     }
 
     /// Answers with a response that already carries the common headers (``apiHeaders``), such as
-    /// a long-poll answer shared by every waiter woken by the same dispatch.
-    func sendPrepared(_ response: HTTPResponse) {
+    /// a long-poll answer shared by every waiter woken by the same dispatch; `dispatchStarted` adds
+    /// the time since then to the dispatch latency histogram.
+    func sendPrepared(_ response: HTTPResponse, dispatchStarted: ContinuousClock.Instant? = nil) {
         guard responder.respond(response) else { return }
-        metrics.record(routeIndex: routeIndex, status: response.status)
+        metrics.record(
+            routeIndex: routeIndex, status: response.status,
+            dispatchDuration: dispatchStarted.map { ContinuousClock.now - $0 })
         if logger.logLevel <= .debug {
             let elapsed = ContinuousClock.now - started
             logger.debug(

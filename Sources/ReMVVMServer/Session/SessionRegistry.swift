@@ -62,7 +62,7 @@ final class SessionRegistry: Sendable {
     }
 
     /// The session with this id if `token` is its token; nil for an unknown id or a wrong token alike.
-    func find(id: String, token: String?) -> Session? {
+    func find(id: String, token: Substring?) -> Session? {
         guard let token, let session = sessions.withLock({ $0[id] }) else { return nil }
         guard SecureToken.equal(session.token, token) else { return nil }
         return session

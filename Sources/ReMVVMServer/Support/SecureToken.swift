@@ -13,13 +13,23 @@ enum SecureToken {
     }
 
     /// Compares in time that depends only on the lengths, so a token cannot be guessed byte by byte.
-    static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        let a = Array(lhs.utf8)
-        let b = Array(rhs.utf8)
-        guard a.count == b.count else { return false }
+    static func equal(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        // Native strings and their slices are contiguous UTF-8: compare the bytes in place.
+        let compared = lhs.utf8.withContiguousStorageIfAvailable { a in
+            rhs.utf8.withContiguousStorageIfAvailable { b in differ(a, b) == 0 }
+        }
+        if let compared, let compared { return compared }
+        return differ(Array(lhs.utf8), Array(rhs.utf8)) == 0
+    }
+
+    /// The OR of the XOR of every byte pair: zero only when all are equal, read without early exit.
+    private static func differ(
+        _ a: some RandomAccessCollection<UInt8>, _ b: some RandomAccessCollection<UInt8>
+    ) -> UInt8 {
         var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
+        for (x, y) in zip(a, b) { difference |= x ^ y }
+        return difference
     }
 
     private static func hex(_ value: UInt64) -> String {

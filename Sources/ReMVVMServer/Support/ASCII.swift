@@ -1,0 +1,27 @@
+/// Byte-level helpers for the ASCII parts of HTTP (header values, media types, schemes), which run on
+/// every request: they read a string's UTF-8 in place instead of slicing and lowercasing `String`s.
+enum ASCII {
+    /// Whether `byte` is HTTP optional whitespace (space or tab).
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    /// `range` of `bytes` without leading and trailing spaces and tabs.
+    static func trimmingBlanks(_ bytes: UnsafeBufferPointer<UInt8>, in range: Range<Int>) -> Range<Int> {
+        var start = range.lowerBound
+        var end = range.upperBound
+        while start < end, isBlank(bytes[start]) { start += 1 }
+        while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+        return start..<end
+    }
+
+    /// Whether `bytes`, with ASCII letters lowercased, equal `lowercase` (which must be lowercase already).
+    static func equalsLowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { expected in
+            zip(bytes, expected).allSatisfy { byte, wanted in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
+            }
+        }
+    }
+}
