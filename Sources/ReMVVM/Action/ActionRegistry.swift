@@ -31,9 +31,21 @@ public struct ActionRegistry: Sendable {
     /// Either every action decodes or the call throws, so a batch is never half-applied. The
     /// body is parsed once into a ``JSONValue`` and each payload decoded straight from it.
     public func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError) -> [any StoreAction] {
+        let bytes = Array(json)
+        var envelope = JSONParser(bytes: bytes, maxDepth: Self.maxDepth)
+        if let (type, payload) = envelope.parseActionEnvelope() {
+            // The common single action, read without building the envelope object.
+            return [try decodePayload(payload ?? .null, type: type, index: nil)]
+        }
+        return try decodeDocument(bytes)
+    }
+
+    /// Decodes a body of any shape, parsed in full: what ``decodeActions(from:)`` does when the body is
+    /// not a plain single envelope, and the reference its shortcut must agree with.
+    func decodeDocument(_ bytes: [UInt8]) throws(ActionDecodingError) -> [any StoreAction] {
         let document: JSONValue
         do {
-            document = try JSONValue(parsing: json)
+            document = try JSONValue(parsing: bytes, maxDepth: Self.maxDepth)
         } catch {
             throw ActionDecodingError(.malformedJSON(error.description))
         }
@@ -71,6 +83,9 @@ public struct ActionRegistry: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(ActionEnvelope(action))
     }
+
+    /// How deeply a request body may nest (``JSONValue/init(parsing:maxDepth:)``'s default).
+    private static let maxDepth = 512
 
     private func decodeEnvelope(_ value: JSONValue, index: Int?) throws(ActionDecodingError) -> any StoreAction {
         guard case .object(let fields) = value else {

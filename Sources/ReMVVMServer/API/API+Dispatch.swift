@@ -89,10 +89,10 @@ extension API {
                 if error.isClosed { return Problem.sessionNotFound.response }
                 return Problem.versionMismatch(current: session.cursor(error.currentVersion)).response
             }
-            let cursor = session.cursor(outcome.version)
+            let version = session.cursor(outcome.version).description  // Written once, used thrice.
             return HTTPResponse(
-                status: 200, headers: Self.dispatchHeaders(cursor),
-                body: .bytes(try Self.dispatchBody(outcome, cursor: cursor)))
+                status: 200, headers: Self.dispatchHeaders(version: version),
+                body: .bytes(try Self.dispatchBody(outcome, version: version)))
         } catch let problem as Problem {
             return problem.response
         } catch {
@@ -102,18 +102,18 @@ extension API {
 
     /// A dispatch answer's complete header list, built in one allocation: the version headers
     /// (`Store-Version`, `ETag`), the JSON content type and ``Exchange/apiHeaders``.
-    static func dispatchHeaders(_ cursor: Cursor) -> HTTPHeaders {
+    static func dispatchHeaders(version: String) -> HTTPHeaders {
         var headers = HTTPHeaders(minimumCapacity: 5)
         headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Store-Version", value: cursor.description)
-        headers.add(name: "ETag", value: cursor.etag)
+        headers.add(name: "Store-Version", value: version)
+        headers.add(name: "ETag", value: "\"" + version + "\"")
         for (name, value) in Exchange.apiHeaders { headers.add(name: name, value: value) }
         return headers
     }
 
     /// `{"results": [...], "version": "...", "views": {...}}`, written straight into bytes: each
     /// view's JSON is serialized once per version and shared by every answer that shows it.
-    static func dispatchBody(_ outcome: DispatchOutcome, cursor: Cursor) throws(ViewEncodingError) -> [UInt8] {
+    static func dispatchBody(_ outcome: DispatchOutcome, version: String) throws(ViewEncodingError) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(96)
         body += #"{"results":["#.utf8
@@ -128,7 +128,7 @@ extension API {
             }
         }
         body += #"],"version":"#.utf8
-        JSONValue.string(cursor.description).serialize(into: &body)
+        JSONValue.string(version).serialize(into: &body)
         body += #","views":{"#.utf8
         let views =
             outcome.views.count < 2

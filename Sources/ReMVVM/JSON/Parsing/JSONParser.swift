@@ -60,7 +60,7 @@ struct JSONParser {
         return "byte 0x\(byte < 0x10 ? "0" : "")\(hex)"
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
@@ -69,6 +69,14 @@ struct JSONParser {
                 return
             }
         }
+    }
+
+    /// Parses a value nested `level` containers deep (for readers of fixed shapes such as the action
+    /// envelope), so the depth limit counts the containers around it.
+    mutating func parseNestedValue(level: Int) throws(JSONParseError) -> JSONValue {
+        depth = level
+        defer { depth = 0 }
+        return try parseValue()
     }
 
     private mutating func parseValue() throws(JSONParseError) -> JSONValue {
