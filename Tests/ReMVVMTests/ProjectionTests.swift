@@ -46,6 +46,30 @@ struct ProjectionTests {
         #expect(store.views(name, since: 0).past?.count == 1, "an unchanged view keeps its only value")
     }
 
+    @Test(arguments: [1, 2, 4])
+    func historyKeepsTheNewestValuesUpToTheLimitAsItWraps(limit: Int) throws {
+        var configuration = StoreConfiguration()
+        configuration.historyLimit = limit
+        let store = makeDefinition(configuration: configuration).makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        for _ in 0..<10 { try store.dispatch(Increment()) }
+        for since in UInt64(0)...10 {
+            let past = store.views(counter, since: since).past
+            if since > 10 - UInt64(limit) {
+                #expect((past?.first?.viewModel as? CounterModel)?.counter == String(since), "since \(since)")
+            } else {
+                #expect(past == nil, "version \(since) is older than the \(limit) kept values")
+            }
+        }
+    }
+
+    @Test func anUnchangedViewKeepsItsInitialValueWithoutHistory() throws {
+        let store = makeDefinition().makeStore()
+        for _ in 0..<3 { try store.dispatch(Increment()) }
+        let name = try store.viewSet(named: ["name"]).get()
+        #expect(store.views(name, since: 0).past?.first?.version == 0)
+    }
+
     @Test func unknownViewNameIsReported() {
         let store = makeDefinition().makeStore()
         #expect(store.viewSet(named: ["counter", "nope"]) == .failure(UnknownViewError(name: "nope")))

@@ -10,13 +10,17 @@
 /// ```
 public struct StoreDefinition<State: Sendable>: Sendable {
     /// The state a new session starts with.
-    public var initialState: State
+    public var initialState: State {
+        didSet { initialViews = InitialViews() }
+    }
     /// The composed reducers.
     public var reducer: AnyReducer<State>
     /// Middleware, run in order before the reducers.
     public var middleware: [any Middleware<State>]
     /// The named view-model factories.
-    public var projections: Projections<State>
+    public var projections: Projections<State> {
+        didSet { initialViews = InitialViews() }
+    }
     /// The services effects use.
     public var services: Services
     /// Limits and hooks for every store.
@@ -30,6 +34,9 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     /// restored state (`store.state`) and decides, for example by dispatching again the action
     /// that started a load still marked as loading. The default does nothing.
     public var onRestore: @Sendable (Store<State>) -> Void
+    /// The views of ``initialState``, shared by every fresh store; replaced when the state or the
+    /// projections change.
+    private var initialViews = InitialViews()
 
     /// Describes an app.
     public init(
@@ -62,15 +69,23 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     }
 
     /// Creates a store for a new session, or for a restored one at `state` and `version`.
+    ///
+    /// A new session's store (no `state`, version 0) shares its initial views with every other
+    /// new session's, since they are computed from the same state.
     public func makeStore(state: State? = nil, version: UInt64 = 0) -> Store<State> {
-        Store(
+        let views =
+            state == nil && version == 0
+            ? initialViews.snapshots { Store.snapshots(of: initialState, at: 0, projections: projections) }
+            : Store.snapshots(of: state ?? initialState, at: version, projections: projections)
+        return Store(
             state: state ?? initialState,
             reducer: reducer,
             middleware: middleware,
             projections: projections,
             services: services,
             configuration: configuration,
-            version: version
+            version: version,
+            views: views
         )
     }
 }

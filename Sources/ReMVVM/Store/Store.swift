@@ -27,7 +27,7 @@ public final class Store<State: Sendable>: Sendable {
     ///   - services: What effects use; replace services here in tests.
     ///   - configuration: Limits and the effect error hook.
     ///   - version: The version of `state`; 0 for a new session.
-    public init(
+    public convenience init(
         state: State,
         reducer: AnyReducer<State>,
         middleware: [any Middleware<State>] = [],
@@ -36,17 +36,44 @@ public final class Store<State: Sendable>: Sendable {
         configuration: StoreConfiguration = StoreConfiguration(),
         version: UInt64 = 0
     ) {
+        self.init(
+            state: state,
+            reducer: reducer,
+            middleware: middleware,
+            projections: projections,
+            services: services,
+            configuration: configuration,
+            version: version,
+            views: Self.snapshots(of: state, at: version, projections: projections)
+        )
+    }
+
+    /// Creates a store whose views at `version` are already made: `views` holds one snapshot per
+    /// projection, in index order, computed from `state` (shared by fresh stores of one definition).
+    init(
+        state: State,
+        reducer: AnyReducer<State>,
+        middleware: [any Middleware<State>],
+        projections: Projections<State>,
+        services: Services,
+        configuration: StoreConfiguration,
+        version: UInt64,
+        views: [ViewSnapshot]
+    ) {
         self.reducer = reducer
         self.middleware = middleware
         self.projections = projections
         self.services = services
         self.configuration = configuration
-        let views = projections.entries.map { projection in
-            ViewHistory(
-                initial: ViewSnapshot(name: projection.name, version: version, viewModel: projection.make(state)))
-        }
-        core = Mutex(StoreCore(state: state, version: version, views: views))
+        core = Mutex(StoreCore(state: state, version: version, views: views.map(ViewHistory.init(initial:))))
         effects = EffectRunner(configuration: configuration)
+    }
+
+    /// One snapshot per projection of `state` at `version`, in index order.
+    static func snapshots(of state: State, at version: UInt64, projections: Projections<State>) -> [ViewSnapshot] {
+        projections.entries.map { projection in
+            ViewSnapshot(name: projection.name, version: version, viewModel: projection.make(state))
+        }
     }
 
     /// The current state.
