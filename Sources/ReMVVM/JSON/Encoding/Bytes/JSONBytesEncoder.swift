@@ -11,16 +11,17 @@ struct JSONBytesEncoder: Encoder {
     /// The slot this encoder's value fills.
     let handle: JSONBytesHandle
 
-    var codingPath: [any CodingKey] { writer.codingPath(of: handle) }
+    var codingPath: [any CodingKey] { writer.state.codingPath(of: handle) }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(JSONBytesKeyedContainer<Key>(writer: writer, handle: writer.openObject(in: handle)))
+        KeyedEncodingContainer(
+            JSONBytesKeyedContainer<Key>(writer: writer, handle: writer.state.openObject(in: handle)))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        JSONBytesUnkeyedContainer(writer: writer, handle: writer.openArray(in: handle))
+        JSONBytesUnkeyedContainer(writer: writer, handle: writer.state.openArray(in: handle))
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -41,11 +42,11 @@ extension JSONBytesEncoder {
             return primitive.primitiveJSONValue?.serialized()
         }
         let writer = JSONBytesWriter()
-        let root = writer.push(.empty, path: .none)
+        let root = writer.state.push(.empty, path: .none)
         do {
             try value.encode(to: JSONBytesEncoder(writer: writer, handle: root))
-            guard !writer.failed else { return nil }
-            return try writer.finish(root: root)
+            guard !writer.state.failed else { return nil }
+            return try writer.state.finish(root: root)
         } catch {
             return nil
         }

@@ -10,10 +10,15 @@ struct JSONBytesFrame {
         /// An encoder's single value, already written.
         case single
         /// An open object whose members start at `firstMember` in the writer's member list; `ordered` while
-        /// every key came after the previous one in UTF-8 byte order, `asciiKeys` while no key had non-ASCII.
-        case object(firstMember: Int, ordered: Bool, asciiKeys: Bool)
+        /// every key came after the previous one in UTF-8 byte order.
+        case object(firstMember: Int, ordered: Bool)
         /// An open array with `count` elements begun.
         case array(count: Int)
+
+        /// An object about to be opened; ``JSONBytesState/open(_:path:)`` fills in where its members start.
+        static var newObject: State { .object(firstMember: 0, ordered: true) }
+        /// An array about to be opened.
+        static var newArray: State { .array(count: 0) }
     }
 
     /// Tells this frame from any other that was ever at the same depth.

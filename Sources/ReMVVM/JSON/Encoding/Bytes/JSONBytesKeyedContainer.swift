@@ -6,7 +6,7 @@ struct JSONBytesKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let writer: JSONBytesWriter
     let handle: JSONBytesHandle
 
-    var codingPath: [any CodingKey] { writer.codingPath(of: handle) }
+    var codingPath: [any CodingKey] { writer.state.codingPath(of: handle) }
 
     mutating func encodeNil(forKey key: Key) throws { try write(.null, forKey: key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { try write(.bool(value), forKey: key) }
@@ -31,62 +31,50 @@ struct JSONBytesKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt128, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
 
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
-        try writer.beginMember(key.stringValue, in: handle)
-        try writer.encodeValue(value, path: .key(key))
+        try writer.encodeMember(value, forKey: key.stringValue, path: .key(key), in: handle)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type,
         forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let nested: JSONBytesHandle
-        do throws(JSONBytesUnsupported) {
-            try writer.beginMember(key.stringValue, in: handle)
-            nested = writer.pushObject(path: .key(key))
-        } catch {
-            nested = .invalid
-        }
-        return KeyedEncodingContainer(JSONBytesKeyedContainer<NestedKey>(writer: writer, handle: nested))
+        KeyedEncodingContainer(
+            JSONBytesKeyedContainer<NestedKey>(writer: writer, handle: open(.newObject, forKey: key)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested: JSONBytesHandle
-        do throws(JSONBytesUnsupported) {
-            try writer.beginMember(key.stringValue, in: handle)
-            nested = writer.pushArray(path: .key(key))
-        } catch {
-            nested = .invalid
-        }
-        return JSONBytesUnkeyedContainer(writer: writer, handle: nested)
+        JSONBytesUnkeyedContainer(writer: writer, handle: open(.newArray, forKey: key))
     }
 
     mutating func superEncoder() -> any Encoder {
-        superEncoder(named: JSONCodingKey.super.stringValue, path: .superKey)
+        JSONBytesEncoder(writer: writer, handle: open(.empty, named: JSONCodingKey.super.stringValue, path: .superKey))
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        superEncoder(named: key.stringValue, path: .key(key))
+        JSONBytesEncoder(writer: writer, handle: open(.empty, forKey: key))
     }
 
-    /// A slot for a super encoder's value under `name`; one that writes nothing becomes `{}` when it closes.
-    private func superEncoder(named name: String, path: JSONBytesPathComponent) -> any Encoder {
-        let slot: JSONBytesHandle
+    private func open(_ state: JSONBytesFrame.State, forKey key: Key) -> JSONBytesHandle {
+        open(state, named: key.stringValue, path: .key(key))
+    }
+
+    /// Opens a nested object, array or super encoder slot under `name`; an invalid handle if the fast path has
+    /// given up, since these methods cannot throw.
+    private func open(_ state: JSONBytesFrame.State, named name: String, path: JSONBytesPathComponent)
+        -> JSONBytesHandle
+    {
         do throws(JSONBytesUnsupported) {
-            try writer.beginMember(name, in: handle)
-            slot = writer.push(.empty, path: path)
+            return try writer.state.openMember(name, state, path: path, in: handle)
         } catch {
-            slot = .invalid
+            return .invalid
         }
-        return JSONBytesEncoder(writer: writer, handle: slot)
     }
 
     private func write(_ value: JSONValue, forKey key: Key) throws(JSONBytesUnsupported) {
-        try writer.beginMember(key.stringValue, in: handle)
-        writer.write(value)
+        try writer.state.writeMember(key.stringValue, value, in: handle)
     }
 
     private func writePrimitive(_ value: some JSONPrimitiveEncodable, forKey key: Key) throws(JSONBytesUnsupported) {
-        try writer.beginMember(key.stringValue, in: handle)
-        try writer.writePrimitive(value)
+        try writer.state.writeMember(key.stringValue, primitive: value, in: handle)
     }
 }

@@ -3,7 +3,7 @@ struct JSONBytesSingleValueContainer: SingleValueEncodingContainer {
     let writer: JSONBytesWriter
     let handle: JSONBytesHandle
 
-    var codingPath: [any CodingKey] { writer.codingPath(of: handle) }
+    var codingPath: [any CodingKey] { writer.state.codingPath(of: handle) }
 
     mutating func encodeNil() throws { try write(.null) }
     mutating func encode(_ value: Bool) throws { try write(.bool(value)) }
@@ -28,18 +28,14 @@ struct JSONBytesSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt128) throws { try writePrimitive(value) }
 
     mutating func encode<Value: Encodable>(_ value: Value) throws {
-        try writer.beginSingleValue(in: handle)
-        // The value's content sits at this encoder's own path, as in `JSONSingleValueEncodingContainer`.
-        try writer.encodeValue(value, path: .none)
+        try writer.encodeSingleValue(value, in: handle)
     }
 
     private func write(_ value: JSONValue) throws(JSONBytesUnsupported) {
-        try writer.beginSingleValue(in: handle)
-        writer.write(value)
+        try writer.state.writeSingleValue(value, in: handle)
     }
 
     private func writePrimitive(_ value: some JSONPrimitiveEncodable) throws(JSONBytesUnsupported) {
-        try writer.beginSingleValue(in: handle)
-        try writer.writePrimitive(value)
+        try writer.state.writeSingleValue(primitive: value, in: handle)
     }
 }

@@ -3,12 +3,12 @@ struct JSONBytesUnkeyedContainer: UnkeyedEncodingContainer {
     let writer: JSONBytesWriter
     let handle: JSONBytesHandle
 
-    var codingPath: [any CodingKey] { writer.codingPath(of: handle) }
+    var codingPath: [any CodingKey] { writer.state.codingPath(of: handle) }
 
     var count: Int {
-        guard handle.index < writer.frames.count, writer.frames[handle.index].id == handle.id,
-            case .array(let count) = writer.frames[handle.index].state
-        else { return 0 }
+        guard writer.state.isLive(handle), case .array(let count) = writer.state.frames[handle.index].state else {
+            return 0
+        }
         return count
     }
 
@@ -35,49 +35,38 @@ struct JSONBytesUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt128) throws { try writePrimitive(value) }
 
     mutating func encode<Value: Encodable>(_ value: Value) throws {
-        let index = try writer.beginElement(in: handle)
-        try writer.encodeValue(value, path: .index(index))
+        try writer.encodeElement(value, in: handle)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
     ) -> KeyedEncodingContainer<NestedKey> {
-        let nested: JSONBytesHandle
-        do throws(JSONBytesUnsupported) {
-            nested = writer.pushObject(path: .index(try writer.beginElement(in: handle)))
-        } catch {
-            nested = .invalid
-        }
-        return KeyedEncodingContainer(JSONBytesKeyedContainer<NestedKey>(writer: writer, handle: nested))
+        KeyedEncodingContainer(JSONBytesKeyedContainer<NestedKey>(writer: writer, handle: open(.newObject)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let nested: JSONBytesHandle
-        do throws(JSONBytesUnsupported) {
-            nested = writer.pushArray(path: .index(try writer.beginElement(in: handle)))
-        } catch {
-            nested = .invalid
-        }
-        return JSONBytesUnkeyedContainer(writer: writer, handle: nested)
+        JSONBytesUnkeyedContainer(writer: writer, handle: open(.newArray))
     }
 
     mutating func superEncoder() -> any Encoder {
-        let slot: JSONBytesHandle
+        JSONBytesEncoder(writer: writer, handle: open(.empty))
+    }
+
+    /// Opens a nested object, array or super encoder slot as the next element; an invalid handle if the fast
+    /// path has given up, since these methods cannot throw.
+    private func open(_ state: JSONBytesFrame.State) -> JSONBytesHandle {
         do throws(JSONBytesUnsupported) {
-            slot = writer.push(.empty, path: .index(try writer.beginElement(in: handle)))
+            return try writer.state.openElement(state, in: handle)
         } catch {
-            slot = .invalid
+            return .invalid
         }
-        return JSONBytesEncoder(writer: writer, handle: slot)
     }
 
     private func write(_ value: JSONValue) throws(JSONBytesUnsupported) {
-        _ = try writer.beginElement(in: handle)
-        writer.write(value)
+        try writer.state.writeElement(value, in: handle)
     }
 
     private func writePrimitive(_ value: some JSONPrimitiveEncodable) throws(JSONBytesUnsupported) {
-        _ = try writer.beginElement(in: handle)
-        try writer.writePrimitive(value)
+        try writer.state.writeElement(primitive: value, in: handle)
     }
 }

@@ -1,94 +1,60 @@
-/// The state every encoder and container of one ``JSONBytesEncoder`` run shares: the output bytes and the stack
-/// of frames still open.
+/// The state every encoder and container of one ``JSONBytesEncoder`` run shares.
 ///
 /// A class because `Encoder` hands out many small containers that must all write into one buffer; it is the
 /// only object allocated per encoding besides the buffers themselves and the boxes `KeyedEncodingContainer`
-/// makes. Anything the forward pass cannot reproduce exactly throws ``JSONBytesUnsupported`` and sets `failed`,
-/// so the caller falls back to the tree encoder.
+/// makes. The state itself is one struct (see ``JSONBytesState``) so that each operation is one access.
 final class JSONBytesWriter {
-    /// The output so far.
-    var bytes: [UInt8] = []
-    /// The open frames, outermost first.
-    var frames: [JSONBytesFrame] = []
-    /// The members of every open object, outermost object's first; each object's members are a suffix
-    /// starting at its `firstMember`.
-    var members: [JSONBytesMember] = []
-    /// Reused when an object's members are put into key order.
-    var scratch: [UInt8] = []
-    /// The `id` the next frame gets.
-    private var nextID = 0
-    /// Whether the fast path has given up; once set, every further operation fails too.
-    private(set) var failed = false
+    /// The output and the open frames.
+    // Safety: every access is one short mutating call on `JSONBytesState` that runs no code outside this
+    // folder (the value's own `encode(to:)` runs between accesses, never inside one), so accesses cannot
+    // overlap and the runtime's exclusivity check (a thread-local lookup per call, about a sixth of a small
+    // view's encoding) only costs time.
+    @exclusivity(unchecked) var state = JSONBytesState()
 
-    init() {
-        // Most view models fit; one allocation instead of several regrowths.
-        bytes.reserveCapacity(64)
-    }
-
-    /// Gives up on the fast path.
-    func fail() -> JSONBytesUnsupported {
-        failed = true
-        return JSONBytesUnsupported()
-    }
-
-    /// Opens a frame above the current innermost one.
-    func push(_ state: JSONBytesFrame.State, path: JSONBytesPathComponent) -> JSONBytesHandle {
-        let handle = JSONBytesHandle(index: frames.count, id: nextID)
-        nextID += 1
-        frames.append(JSONBytesFrame(id: handle.id, path: path, state: state))
-        return handle
-    }
-
-    /// Makes `handle`'s frame the innermost one, closing everything opened above it (nested containers and
-    /// super encoders are done once their parent writes again), or fails if the frame was already closed.
-    func activate(_ handle: JSONBytesHandle) throws(JSONBytesUnsupported) {
-        guard !failed, handle.index < frames.count, frames[handle.index].id == handle.id else { throw fail() }
-        while frames.count > handle.index + 1 {
-            try closeInnermost()
+    /// Writes `"key":value` into the object at `handle`, `value` encoded as `JSONValueEncoder.encode(_:at:)`
+    /// builds it. The path is an autoclosure so that primitives never build it.
+    func encodeMember<Value: Encodable>(
+        _ value: Value,
+        forKey key: String,
+        path: @autoclosure () -> JSONBytesPathComponent,
+        in handle: JSONBytesHandle
+    ) throws {
+        if let primitive = Self.primitive(value) {
+            try state.writeMember(key, primitive: primitive, in: handle)
+        } else {
+            try encode(value, in: state.openMember(key, .empty, path: path(), in: handle))
         }
     }
 
-    /// Finishes the innermost frame's bytes and removes it.
-    func closeInnermost() throws(JSONBytesUnsupported) {
-        guard let frame = frames.popLast() else { throw fail() }
-        switch frame.state {
-        case .empty:
-            // A nested value or super encoder that wrote nothing stands for `{}`, as in the tree encoder.
-            bytes.append(UInt8(ascii: "{"))
-            bytes.append(UInt8(ascii: "}"))
-        case .single:
-            break
-        case .object(let firstMember, let ordered, let asciiKeys):
-            try finishMembers(from: firstMember, ordered: ordered, asciiKeys: asciiKeys)
-            bytes.append(UInt8(ascii: "}"))
-        case .array:
-            bytes.append(UInt8(ascii: "]"))
+    /// Appends `value` to the array at `handle`.
+    func encodeElement<Value: Encodable>(_ value: Value, in handle: JSONBytesHandle) throws {
+        if let primitive = Self.primitive(value) {
+            try state.writeElement(primitive: primitive, in: handle)
+        } else {
+            try encode(value, in: state.openElement(.empty, in: handle))
         }
     }
 
-    /// Closes the root frame and hands over the bytes; a root that wrote nothing is left to the tree encoder,
-    /// which throws the right error.
-    func finish(root: JSONBytesHandle) throws(JSONBytesUnsupported) -> [UInt8] {
-        try activate(root)
-        if case .empty = frames[root.index].state { throw fail() }
-        try closeInnermost()
-        guard frames.isEmpty else { throw fail() }
-        let result = bytes
-        bytes = []
-        return result
+    /// Writes `value` as the single value of the encoder slot at `handle`.
+    func encodeSingleValue<Value: Encodable>(_ value: Value, in handle: JSONBytesHandle) throws {
+        if let primitive = Self.primitive(value) {
+            try state.writeSingleValue(primitive: primitive, in: handle)
+        } else {
+            try encode(value, in: state.openSingleValue(in: handle))
+        }
     }
 
-    /// The coding path of `handle`'s frame, as `codingPath` wants it; a closed frame fails the fast path,
-    /// since code that reads it might decide its output on it.
-    func codingPath(of handle: JSONBytesHandle) -> [any CodingKey] {
-        guard !failed, handle.index < frames.count, frames[handle.index].id == handle.id else {
-            _ = fail()
-            return []
-        }
-        return frames[...handle.index].compactMap(\.path.codingKey)
+    /// The value as a primitive, decided exactly as `JSONValueEncoder.encode(_:at:)` decides it.
+    private static func primitive<Value: Encodable>(_ value: Value) -> (any JSONPrimitiveEncodable)? {
+        guard JSONValueEncoder.isPrimitive(type(of: value)) else { return nil }
+        return value as? any JSONPrimitiveEncodable
+    }
+
+    /// Runs the value's own `encode(to:)` into the slot just opened; a value that writes nothing leaves `{}`.
+    private func encode(_ value: some Encodable, in slot: JSONBytesHandle) throws {
+        // No access to `state` is open while the value's own code runs, so its containers can write.
+        try value.encode(to: JSONBytesEncoder(writer: self, handle: slot))
+        // The value's own frames (and a slot nobody wrote to) end with it.
+        try state.close(slot)
     }
 }
-
-/// The signal that the fast path cannot reproduce the tree encoder's output; never seen outside
-/// ``JSONBytesEncoder``.
-struct JSONBytesUnsupported: Error {}

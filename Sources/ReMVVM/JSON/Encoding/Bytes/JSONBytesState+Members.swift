@@ -8,25 +8,21 @@ struct JSONBytesMember {
     var end = 0
 }
 
-extension JSONBytesWriter {
+extension JSONBytesState {
     /// Writes the separator and `"key":` for a new member of the object at `handle`, recording the member so
     /// the object can be put into key order when it closes.
-    func beginMember(_ key: String, in handle: JSONBytesHandle) throws(JSONBytesUnsupported) {
+    mutating func beginMember(_ key: String, in handle: JSONBytesHandle) throws(JSONBytesUnsupported) {
         try activate(handle)
-        guard case .object(let firstMember, var ordered, var asciiKeys) = frames[handle.index].state else {
+        guard case .object(let firstMember, let ordered) = frames[handle.index].state else {
             throw fail()
         }
         if members.count > firstMember, let previous = members.last {
             bytes.append(UInt8(ascii: ","))
             // Not strictly after the previous key: out of order, or written twice.
             if ordered && !previous.key.utf8.lexicographicallyPrecedes(key.utf8) {
-                ordered = false
+                frames[handle.index].state = .object(firstMember: firstMember, ordered: false)
             }
         }
-        if asciiKeys && key.utf8.contains(where: { $0 >= 0x80 }) {
-            asciiKeys = false
-        }
-        frames[handle.index].state = .object(firstMember: firstMember, ordered: ordered, asciiKeys: asciiKeys)
         members.append(JSONBytesMember(key: key, start: bytes.count))
         JSONValue.appendString(key, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
@@ -37,9 +33,15 @@ extension JSONBytesWriter {
     ///
     /// Fails when two keys are equal as `String`s (which compares canonical equivalence, like the tree
     /// encoder's dictionary), because the tree keeps only the last write of such a key.
-    func finishMembers(from firstMember: Int, ordered: Bool, asciiKeys: Bool) throws(JSONBytesUnsupported) {
-        guard members.count > firstMember else { return }
-        if !asciiKeys {
+    mutating func finishMembers(from firstMember: Int, ordered: Bool) throws(JSONBytesUnsupported) {
+        // One member cannot collide with another; most objects of one key end here.
+        guard members.count > firstMember + 1 else {
+            if members.count > firstMember {
+                members.removeLast()
+            }
+            return
+        }
+        if members[firstMember...].contains(where: { $0.key.utf8.contains { $0 >= 0x80 } }) {
             // Non-ASCII keys can be canonically equal without being byte-equal ("é" and "e\u{301}",
             // "\u{212A}" and "K"), so only `String` equality finds them.
             var seen = Set<String>(minimumCapacity: members.count - firstMember)
@@ -50,11 +52,11 @@ extension JSONBytesWriter {
         if !ordered {
             try reorderMembers(from: firstMember)
         }
-        members.removeSubrange(firstMember...)
+        members.removeLast(members.count - firstMember)
     }
 
     /// Rewrites the bytes of the members from `firstMember` on in key order.
-    private func reorderMembers(from firstMember: Int) throws(JSONBytesUnsupported) {
+    private mutating func reorderMembers(from firstMember: Int) throws(JSONBytesUnsupported) {
         let contentStart = members[firstMember].start
         let contentEnd = bytes.count
         for index in firstMember..<members.count {
