@@ -68,6 +68,10 @@ do {
     }
 }
 
+// Each example view's dispatch-answer bytes, through the tree and written directly. Before the actor
+// scenario: after its first `await` the rest of this file runs on a cooperative thread.
+try runViewEncodingBenchmarks(iterations: iterations)
+
 /// The alternative the issue asks to measure before choosing a lock: an actor hop per dispatch.
 actor ActorCounterStore {
     private var state = 0
@@ -106,6 +110,12 @@ do {
         for _ in 0..<count {
             let outcome = try? store.dispatch([increase], views: views)
             for snapshot in outcome?.views ?? [] { _ = try? snapshot.json().serialized() }
+        }
+    }
+    _ = Benchmark(name: "dispatch + jsonBytes() of all 5 views", iterations: iterations / 10).run { count in
+        for _ in 0..<count {
+            let outcome = try? store.dispatch([increase], views: views)
+            for snapshot in outcome?.views ?? [] { _ = try? snapshot.jsonBytes() }
         }
     }
     let old = try CounterViewModel(1).jsonValue()

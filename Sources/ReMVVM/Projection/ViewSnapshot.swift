@@ -2,8 +2,10 @@ import Synchronization
 
 /// One view's value as of a version, shared by every reader of the store.
 ///
-/// The store creates a snapshot only when the view model really changed; its JSON form is
-/// computed on first use and then reused by every response, patch and stream that needs it.
+/// The store creates a snapshot only when the view model really changed; its JSON forms are
+/// computed on first use and then reused by every response, patch and stream that needs them.
+/// The bytes and the tree are cached apart: dispatch answers only need the bytes, which are written
+/// straight from the view model, and only patches pay for the tree.
 public final class ViewSnapshot: Sendable {
     /// The view's name.
     public let name: String
@@ -12,7 +14,7 @@ public final class ViewSnapshot: Sendable {
     /// The view model itself.
     public let viewModel: any ViewModel
     private let encoded = Mutex<Result<JSONValue, ViewEncodingError>?>(nil)
-    private let serialized = Mutex<[UInt8]?>(nil)
+    private let serialized = Mutex<Result<[UInt8], ViewEncodingError>?>(nil)
 
     init(name: String, version: UInt64, viewModel: any ViewModel) {
         self.name = name
@@ -37,11 +39,29 @@ public final class ViewSnapshot: Sendable {
     }
 
     /// The view model as compact JSON bytes (sorted keys), serialized once.
+    ///
+    /// Written by the byte encoder without building the tree; when it gives up, the tree is built (and kept
+    /// for ``json()``) and serialized, which gives the same bytes or the error. Encoding runs under the lock,
+    /// so concurrent first readers wait for one encoding instead of repeating it, and a failure is cached
+    /// like a success.
     public func jsonBytes() throws(ViewEncodingError) -> [UInt8] {
-        if let bytes = serialized.withLock({ $0 }) { return bytes }
-        let bytes = try json().serialized()
-        serialized.withLock { $0 = bytes }
-        return bytes
+        let result = serialized.withLock { cached in
+            if let cached { return cached }
+            let result: Result<[UInt8], ViewEncodingError>
+            if let bytes = JSONBytesEncoder.encode(viewModel) {
+                result = .success(bytes)
+            } else {
+                // Never takes `serialized`, so holding it while `json()` takes `encoded` cannot deadlock.
+                do throws(ViewEncodingError) {
+                    result = .success(try json().serialized())
+                } catch {
+                    result = .failure(error)
+                }
+            }
+            cached = result
+            return result
+        }
+        return try result.get()
     }
 }
 
