@@ -13,19 +13,39 @@ enum ResponseSender {
             core.report("response status \(response.status) is not a final three-digit code; sent 500 instead")
             response = .problem(status: 500, title: "Internal Server Error", detail: "invalid response status")
         }
+        if let prepared = response.prepared {
+            // A shared response: built once with its headers, queued here with one more reference.
+            guard let pointer = prepared.pointer(orMake: { makeBytesResponseWithHeaders(response, core: core) })
+            else { return .NO }
+            return MHD_queue_response(connection.pointer, UInt32(response.status), pointer)
+        }
         guard let made = makeResponse(response, on: connection, core: core) else { return .NO }
         defer { MHD_destroy_response(made.pointer) }  // Drops our reference; a queued response keeps its own.
-        for (name, value) in made.headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
+        addHeaders(made.headers, to: made.pointer, core: core)
+        return MHD_queue_response(connection.pointer, UInt32(made.status), made.pointer)
+    }
+
+    /// The libmicrohttpd form of a response with an in-memory body, headers included, for sharing.
+    private static func makeBytesResponseWithHeaders(_ response: HTTPResponse, core: ServerCore) -> OpaquePointer? {
+        guard case .bytes(let bytes) = response.body, let pointer = bytesResponse(bytes, core: core) else {
+            return nil
+        }
+        addHeaders(response.headers, to: pointer, core: core)
+        return pointer
+    }
+
+    /// Adds every header but `Content-Length`, which libmicrohttpd computes.
+    private static func addHeaders(_ headers: HTTPHeaders, to pointer: OpaquePointer, core: ServerCore) {
+        for (name, value) in headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
             // Explicit `withCString`: the implicit String-to-pointer conversion copies small strings into a
             // fresh heap array, two allocations per header on every response.
             let added = name.withCString { name in
-                value.withCString { value in MHD_add_response_header(made.pointer, name, value) }
+                value.withCString { value in MHD_add_response_header(pointer, name, value) }
             }
             if added == .NO {
                 core.report("libmicrohttpd rejected response header \(name) (empty value or CR/LF?); dropped it")
             }
         }
-        return MHD_queue_response(connection.pointer, UInt32(made.status), made.pointer)
     }
 
     private struct Made {
@@ -39,14 +59,7 @@ enum ResponseSender {
     {
         switch response.body {
         case .bytes(let bytes):
-            let pointer = bytes.withUnsafeBytes { buffer in
-                MHD_create_response_from_buffer(
-                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
-            }
-            guard let pointer else {
-                core.report("libmicrohttpd could not create a \(bytes.count)-byte response; connection closed")
-                return nil
-            }
+            guard let pointer = bytesResponse(bytes, core: core) else { return nil }
             return Made(pointer: pointer, status: response.status, headers: response.headers)
 
         case .file(let path, _):
@@ -74,6 +87,18 @@ enum ResponseSender {
             }
             return Made(pointer: pointer, status: response.status, headers: response.headers)
         }
+    }
+
+    /// A response with a copy of `bytes` as its body; nil (reported) if libmicrohttpd cannot make one.
+    private static func bytesResponse(_ bytes: [UInt8], core: ServerCore) -> OpaquePointer? {
+        let pointer = bytes.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(
+                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        if pointer == nil {
+            core.report("libmicrohttpd could not create a \(bytes.count)-byte response; connection closed")
+        }
+        return pointer
     }
 
     /// A response reading an open regular file with `sendfile`; `nil` (reported) if it cannot be opened.

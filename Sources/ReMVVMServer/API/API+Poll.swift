@@ -31,6 +31,10 @@ extension API {
             do {
                 // The header names the version the body brings the client to, even if a dispatch lands meanwhile.
                 let answer = try feed.answer(since: since)
+                guard durability != nil else {
+                    exchange.sendPrepared(answer.response)
+                    return
+                }
                 // With durability, a version is shown only once it is on disk: a crash never takes it back.
                 whenDurable(answer.response) { exchange.sendPrepared($0) }
             } catch {

@@ -25,6 +25,11 @@ final class AnswerCache: Sendable {
     private let patches = Mutex<[PatchKey: JSONValue]>([:])
 
     /// The cached answer for `key`, or the one `build` makes (then cached).
+    /// The answer cached under `key`, if any.
+    func cached(_ key: Key) -> ChangeFeed.Answer? {
+        answers.withLock { $0[key] }
+    }
+
     func answer<Failure: Error>(
         _ key: Key, build: () throws(Failure) -> ChangeFeed.Answer
     ) throws(Failure) -> ChangeFeed.Answer {

@@ -47,7 +47,8 @@ struct ChangeFeed {
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Store-Version", value: to.description)
             headers.add(name: "ETag", value: to.etag)
-            response = HTTPResponse(status: 200, headers: headers, body: .bytes(body))
+            // Shared: the transport builds its libmicrohttpd form once for every waiter it answers.
+            response = HTTPResponse(status: 200, headers: headers, body: .bytes(body)).shared()
             event =
                 ServerSentEvent(
                     id: to.description, event: reset == nil ? "patch" : "reset",
@@ -64,6 +65,10 @@ struct ChangeFeed {
     func answer(since: Cursor?) throws(ViewEncodingError) -> Answer {
         guard let since else { return try snapshot() }
         guard since.epoch == session.epoch else { return try reset(.epoch) }
+        // Everyone woken by one dispatch asks for the same answer: look it up before reading any views.
+        let current = AnswerCache.Key(
+            views: views.bits, from: since.number, to: session.store.version, kind: form.rawValue)
+        if let cached = session.answers.cached(current) { return cached }
         let state = session.store.views(views, since: since.number)
         if since.number > state.version { return try reset(.ahead) }
         guard let past = state.past else { return try reset(.expired) }
