@@ -49,6 +49,12 @@ struct ExchangeState: Sendable {
     /// Whether an answer has been accepted.
     var isAnswered: Bool { response != nil }
 
+    /// The stream the accepted answer sends, if its body is one.
+    var responseStream: ResponseStream? {
+        guard case .stream(let stream)? = response?.body else { return nil }
+        return stream
+    }
+
     /// The handler is about to run.
     mutating func beginHandling() {
         if phase == .receiving { phase = .handling }

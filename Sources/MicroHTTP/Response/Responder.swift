@@ -111,12 +111,11 @@ public final class Responder: Sendable {
 
     /// The request is over: runs the termination handlers and ends a stream that never got attached.
     func end() {
-        let (handlers, response) = state.withLock { state in
-            (state.end(), state.response)
+        // Only the stream is taken out of the lock: copying the whole response would retain its parts.
+        let (handlers, stream) = state.withLock { state in
+            (state.end(), state.responseStream)
         }
-        if case .stream(let stream)? = response?.body {
-            stream.requestEnded()
-        }
+        stream?.requestEnded()
         for handler in handlers {
             handler()
         }
