@@ -81,6 +81,20 @@ struct RequestParsingTests {
         #expect(Credentials.bearerToken(header).map(String.init) == token)
     }
 
+    @Test(arguments: [
+        ("/healthz", Route.health), ("/metrics", .metrics), ("/v1/sessions", .sessions), ("/v1/sessions/", .sessions),
+        ("/v1", .unknownAPI), ("/v1/", .unknownAPI), ("/v1/sessionsx", .unknownAPI),
+        ("/v1/sessions//actions", .unknownAPI), ("/v1/sessions/abc/", .unknownAPI),
+        ("/v1/sessions/abc/actions/x", .unknownAPI), ("/v1/sessions/abc/Actions", .unknownAPI),
+        ("/v1/sessions/abc", .session(id: "abc")), ("/v1/sessions/abc/actions", .actions(id: "abc")),
+        ("/v1/sessions/é/poll", .poll(id: "é")), ("/v1/sessions/a b/events", .events(id: "a b")),
+        ("/healthz/", .staticFile), ("/HEALTHZ", .staticFile), ("", .staticFile), ("/v1x", .staticFile),
+        ("/", .staticFile), ("/index.html", .staticFile),
+    ])
+    func pathsRouteByTheirExactSegments(path: String, route: Route) {
+        #expect(Route(path: path) == route)
+    }
+
     @Test func tokensCompareByContentAndLength() {
         let token = SecureToken.make()
         #expect(SecureToken.equal(token, String(token)))

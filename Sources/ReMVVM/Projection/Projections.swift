@@ -40,13 +40,21 @@ public struct Projections<State>: Sendable {
     public func index(of name: String) -> Int? { indexByName[name] }
 
     /// The set of views with these names, or the first unknown name.
-    public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
+    ///
+    /// The array form is what stores call on every request: concrete, so it needs no generic
+    /// specialization to be fast when reached through `any ProjectedStore`.
+    public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         var set = ViewSet.none
         for name in names {
             guard let index = indexByName[name] else { return .failure(UnknownViewError(name: name)) }
             set.insert(index)
         }
         return .success(set)
+    }
+
+    /// The set of views with these names, or the first unknown name.
+    public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
+        viewSet(named: Array(names))
     }
 
     /// Every registered view.

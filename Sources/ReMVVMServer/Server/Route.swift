@@ -1,3 +1,5 @@
+import Glibc
+
 /// Where a request goes, decided from its path alone.
 enum Route: Equatable {
     case health
@@ -10,35 +12,47 @@ enum Route: Equatable {
     case unknownAPI
     case staticFile
 
+    /// Routes on the path's UTF-8 bytes: every literal here is ASCII without the few characters that have
+    /// a canonically equivalent non-ASCII spelling, so comparing bytes decides as `String`'s `==` would.
     init(path: String) {
-        switch path {
-        case "/healthz": self = .health
-        case "/metrics": self = .metrics
-        case "/v1/sessions", "/v1/sessions/": self = .sessions
-        default:
-            guard path == "/v1" || path.hasPrefix("/v1/") else {
-                self = .staticFile
-                return
-            }
-            self = Self.sessionRoute(path) ?? .unknownAPI
-        }
+        var path = path
+        self = path.withUTF8 { Self.route($0) }
     }
 
-    /// `/v1/sessions/{id}` and its sub-resources, read without splitting the path into an array.
-    private static func sessionRoute(_ path: String) -> Route? {
-        let prefix = "/v1/sessions/"
-        guard path.hasPrefix(prefix) else { return nil }
-        let rest = path.utf8.dropFirst(prefix.utf8.count)
+    private static func route(_ path: UnsafeBufferPointer<UInt8>) -> Route {
+        if matches(path, "/healthz") { return .health }
+        if matches(path, "/metrics") { return .metrics }
+        if matches(path, "/v1/sessions") || matches(path, "/v1/sessions/") { return .sessions }
+        guard matches(path, "/v1") || hasPrefix(path, "/v1/") else { return .staticFile }
+        return sessionRoute(path) ?? .unknownAPI
+    }
+
+    /// `/v1/sessions/{id}` and its sub-resources.
+    private static func sessionRoute(_ path: UnsafeBufferPointer<UInt8>) -> Route? {
+        let prefix: StaticString = "/v1/sessions/"
+        guard hasPrefix(path, prefix) else { return nil }
+        let rest = UnsafeBufferPointer(rebasing: path[prefix.utf8CodeUnitCount...])
         guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else {
-            return rest.isEmpty ? nil : .session(id: String(Substring(rest)))
+            return rest.isEmpty ? nil : .session(id: String(decoding: rest, as: UTF8.self))
         }
-        let id = String(Substring(rest[..<slash]))
-        guard !id.isEmpty else { return nil }
-        switch Substring(rest[rest.index(after: slash)...]) {
-        case "actions": return .actions(id: id)
-        case "poll": return .poll(id: id)
-        case "events": return .events(id: id)
-        default: return nil
+        guard slash > 0 else { return nil }
+        let id = String(decoding: rest[..<slash], as: UTF8.self)
+        let resource = UnsafeBufferPointer(rebasing: rest[(slash + 1)...])
+        if matches(resource, "actions") { return .actions(id: id) }
+        if matches(resource, "poll") { return .poll(id: id) }
+        if matches(resource, "events") { return .events(id: id) }
+        return nil
+    }
+
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && hasPrefix(bytes, literal)
+    }
+
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count >= literal.utf8CodeUnitCount else { return false }
+        return literal.withUTF8Buffer { literal in
+            guard let base = bytes.baseAddress, let expected = literal.baseAddress else { return literal.isEmpty }
+            return memcmp(base, expected, literal.count) == 0
         }
     }
 
