@@ -1,5 +1,6 @@
 import MicroHTTP
 import ReMVVM
+import Synchronization
 
 /// Builds what a long-poll answers and an event stream sends: the changes of some views from
 /// a client's cursor to now, as patches or full views, or a reset when the cursor is unusable.
@@ -35,8 +36,10 @@ struct ChangeFeed {
         let reset: ResetReason?
         /// The long-poll response, headers included.
         let response: HTTPResponse
-        /// The Server-Sent Event (`patch` or `reset`) with the version as its id.
-        let event: [UInt8]
+        /// The Server-Sent Event (`patch` or `reset`) with the version as its id, written when a stream
+        /// first needs it and then shared: long-polls never pay for it.
+        var event: [UInt8] { sharedEvent.bytes }
+        private let sharedEvent: LazyEvent
 
         init(body: [UInt8], to: Cursor, hasChanges: Bool, reset: ResetReason?) {
             self.body = body
@@ -49,11 +52,30 @@ struct ChangeFeed {
             headers.add(name: "ETag", value: to.etag)
             // Shared: the transport builds its libmicrohttpd form once for every waiter it answers.
             response = HTTPResponse(status: 200, headers: headers, body: .bytes(body)).shared()
-            event =
-                ServerSentEvent(
-                    id: to.description, event: reset == nil ? "patch" : "reset",
-                    data: String(decoding: body, as: UTF8.self)
-                ).bytes
+            sharedEvent = LazyEvent(id: to.description, event: reset == nil ? "patch" : "reset", data: body)
+        }
+    }
+
+    /// An answer's event bytes, made once by whichever stream asks first.
+    final class LazyEvent: Sendable {
+        private let id: String
+        private let event: String
+        private let data: [UInt8]
+        private let made = Mutex<[UInt8]?>(nil)
+
+        init(id: String, event: String, data: [UInt8]) {
+            self.id = id
+            self.event = event
+            self.data = data
+        }
+
+        var bytes: [UInt8] {
+            made.withLock { made in
+                if let made { return made }
+                let bytes = ServerSentEvent.bytes(id: id, event: event, data: data)
+                made = bytes
+                return bytes
+            }
         }
     }
 
@@ -74,32 +96,29 @@ struct ChangeFeed {
         guard let past = state.past else { return try reset(.expired) }
         let key = AnswerCache.Key(views: views.bits, from: since.number, to: state.version, kind: form.rawValue)
         return try session.answers.answer(key) { () throws(ViewEncodingError) -> Answer in
-            var changed = false
-            var changes: [String: JSONValue] = [:]
+            var changes: [(name: String, value: [UInt8])] = []
             for (old, new) in zip(past, state.current) where old !== new {
-                changed = true
                 switch form {
-                case .patch: changes[new.name] = .object(["patch": try session.answers.patch(from: old, to: new)])
-                case .full: changes[new.name] = .object(["full": try new.json()])
+                case .patch: changes.append((new.name, try session.answers.patch(from: old, to: new).serialized()))
+                case .full: changes.append((new.name, try new.jsonBytes()))
                 }
             }
             let to = session.cursor(state.version)
-            let body = JSONValue.object([
-                "from": .string(since.description), "to": .string(to.description), "views": .object(changes),
-            ]).serialized()
-            return Answer(body: body, to: to, hasChanges: changed, reset: nil)
+            let body = Self.body(
+                [("from", Self.string(since.description)), ("to", Self.string(to.description))],
+                views: changes, as: form == .patch ? "patch" : "full")
+            return Answer(body: body, to: to, hasChanges: !changes.isEmpty, reset: nil)
         }
     }
 
     /// The full views at the current version (a client with no cursor).
     func snapshot() throws(ViewEncodingError) -> Answer {
         let (version, snapshots) = session.store.views(views)
-        var full: [String: JSONValue] = [:]
-        for snapshot in snapshots { full[snapshot.name] = .object(["full": try snapshot.json()]) }
-        let body = JSONValue.object([
-            "from": .null, "to": .string(session.cursor(version).description), "views": .object(full),
-        ]).serialized()
-        return Answer(body: body, to: session.cursor(version), hasChanges: true, reset: nil)
+        let to = session.cursor(version)
+        let body = Self.body(
+            [("from", Array("null".utf8)), ("to", Self.string(to.description))],
+            views: try Self.full(snapshots), as: "full")
+        return Answer(body: body, to: to, hasChanges: true, reset: nil)
     }
 
     /// `{"version", "views": {name: viewModel}}` at the current version, and that version.
@@ -114,12 +133,54 @@ struct ChangeFeed {
     /// Full views with the reason the client's cursor could not be continued.
     func reset(_ reason: ResetReason) throws(ViewEncodingError) -> Answer {
         let (version, snapshots) = session.store.views(views)
-        var full: [String: JSONValue] = [:]
-        for snapshot in snapshots { full[snapshot.name] = .object(["full": try snapshot.json()]) }
-        let body = JSONValue.object([
-            "reset": true, "reason": .string(reason.rawValue),
-            "to": .string(session.cursor(version).description), "views": .object(full),
-        ]).serialized()
-        return Answer(body: body, to: session.cursor(version), hasChanges: true, reset: reason)
+        let to = session.cursor(version)
+        let body = Self.body(
+            [
+                ("reason", Self.string(reason.rawValue)), ("reset", Array("true".utf8)),
+                ("to", Self.string(to.description)),
+            ],
+            views: try Self.full(snapshots), as: "full")
+        return Answer(body: body, to: to, hasChanges: true, reset: reason)
+    }
+
+    /// `{<fields>,"views":{"<name>":{"<kind>":<value>},...}}`, written straight into bytes. The fields must
+    /// come in key order and sort before `views`; the views are sorted here: the same bytes as serializing
+    /// the equivalent `JSONValue`, whose objects are written in UTF-8 key order.
+    static func body(
+        _ fields: [(key: String, value: [UInt8])], views: [(name: String, value: [UInt8])], as kind: String
+    ) -> [UInt8] {
+        var body: [UInt8] = [UInt8(ascii: "{")]
+        for (key, value) in fields {
+            JSONValue.string(key).serialize(into: &body)
+            body.append(UInt8(ascii: ":"))
+            body += value
+            body.append(UInt8(ascii: ","))
+        }
+        body += #""views":{"#.utf8
+        let sorted = views.count < 2 ? views : views.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        for (index, view) in sorted.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            JSONValue.string(view.name).serialize(into: &body)
+            body += ":{".utf8
+            JSONValue.string(kind).serialize(into: &body)
+            body.append(UInt8(ascii: ":"))
+            body += view.value
+            body.append(UInt8(ascii: "}"))
+        }
+        body += "}}".utf8
+        return body
+    }
+
+    /// Each snapshot's name and JSON.
+    private static func full(_ snapshots: [ViewSnapshot]) throws(ViewEncodingError) -> [(name: String, value: [UInt8])]
+    {
+        var views: [(name: String, value: [UInt8])] = []
+        views.reserveCapacity(snapshots.count)
+        for snapshot in snapshots { views.append((snapshot.name, try snapshot.jsonBytes())) }
+        return views
+    }
+
+    private static func string(_ text: String) -> [UInt8] {
+        JSONValue.string(text).serialized()
     }
 }

@@ -55,4 +55,22 @@ struct ServerSentEvent {
         for line in data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
         return Array((text + "\n").utf8)
     }
+
+    /// `id`, `event` and `data` lines written straight into bytes. Data without a line break (compact
+    /// JSON has none) is one `data:` line; data with line breaks takes the general path.
+    static func bytes(id: String, event: String, data: [UInt8]) -> [UInt8] {
+        guard !data.contains(UInt8(ascii: "\n")), !data.contains(UInt8(ascii: "\r")) else {
+            return ServerSentEvent(id: id, event: event, data: String(decoding: data, as: UTF8.self)).bytes
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(data.count + id.utf8.count + event.utf8.count + 24)
+        bytes += "id: ".utf8
+        bytes += id.utf8
+        bytes += "\nevent: ".utf8
+        bytes += event.utf8
+        bytes += "\ndata: ".utf8
+        bytes += data
+        bytes += "\n\n".utf8
+        return bytes
+    }
 }

@@ -1,0 +1,42 @@
+import ReMVVM
+import Testing
+
+@testable import ReMVVMServer
+
+/// The byte-level writer of change events gives what the general `ServerSentEvent` writer gives.
+@Suite("Server-Sent Event bytes")
+struct ServerSentEventTests {
+    @Test(arguments: [
+        #"{"from":"e.1","to":"e.2","views":{}}"#, "", "plain text", "a\nb", "a\n\nb\n", "é ünïcode", "x\r\ny",
+    ])
+    func theBytesWriterMatchesTheGeneralWriter(data: String) {
+        let fast = ServerSentEvent.bytes(id: "e.2", event: "patch", data: Array(data.utf8))
+        let general = ServerSentEvent(id: "e.2", event: "patch", data: data).bytes
+        #expect(fast == general)
+    }
+
+    @Test func aChangeEventIsIdEventAndOneDataLine() {
+        let bytes = ServerSentEvent.bytes(id: "e.7", event: "reset", data: Array(#"{"a":1}"#.utf8))
+        #expect(String(decoding: bytes, as: UTF8.self) == "id: e.7\nevent: reset\ndata: {\"a\":1}\n\n")
+    }
+}
+
+/// Change-feed bodies are written straight into bytes; they must be what serializing the same value gives.
+@Suite("Change feed bodies")
+struct ChangeFeedBodyTests {
+    @Test func bodiesAreTheSerializationOfTheEquivalentValue() throws {
+        let views: [(name: String, value: JSONValue)] = [
+            ("quote", ["text": "a\"b"]), ("b", [1, 2]), ("B", .null), ("é", "x"), ("a", ["z": 1, "y": [true]]),
+        ]
+        for count in [0, 1, 2, views.count] {
+            let chosen = Array(views.prefix(count))
+            let body = ChangeFeed.body(
+                [("from", JSONValue.string("e.1").serialized()), ("to", JSONValue.string("e.2").serialized())],
+                views: chosen.map { ($0.name, $0.value.serialized()) }, as: "patch")
+            var expected: [String: JSONValue] = [:]
+            for view in chosen { expected[view.name] = ["patch": view.value] }
+            let value: JSONValue = ["from": "e.1", "to": "e.2", "views": .object(expected)]
+            #expect(body == value.serialized(), "\(count) views")
+        }
+    }
+}
