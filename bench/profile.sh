@@ -40,12 +40,21 @@ wrk -t2 -c64 -d"${D}s" -s "$BENCH_DIR/wrk/dispatch.lua" "http://127.0.0.1:$SERVE
 wrk_pid=$!
 STARTED+=("$wrk_pid")
 sleep 1
+ticks0=$(cpu_ticks "$server")
 perf record -q -g -p "$server" -o "$BIN/perf-dispatch.data" -- sleep $((D > 3 ? D - 2 : 1)) >/dev/null 2>&1
+ticks1=$(cpu_ticks "$server")
 wait "$wrk_pid" || true
 forget "$wrk_pid"
 grep '^RESULT' "$LOGS/wrk-profile.log" | sed 's/^/   /'
 stop "$server"
 report "$BIN/perf-dispatch.data" "$BIN/profile-dispatch.txt"
+# Server CPU per request while perf recorded (perf's own overhead included), split by stage.
+rps=$(field rps "$(grep '^RESULT' "$LOGS/wrk-profile.log")")
+per_request=$(awk -v t="$((ticks1 - ticks0))" -v hz="$(getconf CLK_TCK)" -v r="$rps" -v s="$((D > 3 ? D - 2 : 1))" \
+    'BEGIN { printf "%.1f", (r > 0 ? t / hz * 1e6 / (r * s) : 0) }')
+"$BENCH_DIR/breakdown.py" "$BIN/perf-dispatch.data" "$per_request" >"$BIN/profile-dispatch-stages.txt"
+say "   server CPU ${per_request} µs per request, by stage ($BIN/profile-dispatch-stages.txt):"
+head -16 "$BIN/profile-dispatch-stages.txt" | sed 's/^/     /'
 
 say "== profile 2: long-poll fan-out, $BENCH_FANOUT_N polls on one session"
 start_server
