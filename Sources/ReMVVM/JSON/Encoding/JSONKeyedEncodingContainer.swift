@@ -2,33 +2,17 @@
 ///
 /// `encodeIfPresent` keeps the standard library's default, which skips `nil`: that is how synthesized
 /// `Codable` omits nil optionals, exactly as with `JSONEncoder`.
-struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct JSONKeyedEncodingContainer<Key: CodingKey>: JSONValueWritingKeyedContainer {
     let box: JSONObjectBox
     let path: CodingPathNode
 
     var codingPath: [any CodingKey] { path.keys }
 
-    mutating func encodeNil(forKey key: Key) throws { box.set(.null, forKey: key.stringValue) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { box.set(.bool(value), forKey: key.stringValue) }
-    mutating func encode(_ value: String, forKey key: Key) throws { box.set(.string(value), forKey: key.stringValue) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { box.set(.int(Int64(value)), forKey: key.stringValue) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(.int(value), forKey: key.stringValue) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encode(_ value: Int128, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    mutating func encode(_ value: Int128, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
-
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    mutating func encode(_ value: UInt128, forKey key: Key) throws { try encodePrimitive(value, forKey: key) }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
 
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
         box.set(try JSONValueEncoder.encode(value, at: path.appending(key)), forKey: key.stringValue)
@@ -68,7 +52,11 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         return encoder
     }
 
-    private func encodePrimitive(_ value: some JSONPrimitiveEncodable, forKey key: Key) throws {
+    func write(_ value: JSONValue, forKey key: Key) {
+        box.set(value, forKey: key.stringValue)
+    }
+
+    func writePrimitive(_ value: some JSONPrimitiveEncodable, forKey key: Key) throws {
         box.set(try JSONValueEncoder.primitiveValue(value, at: path.appending(key)), forKey: key.stringValue)
     }
 }

@@ -1,5 +1,5 @@
 /// The unkeyed container of `JSONValueEncoder`, appending elements to a shared `JSONArrayBox`.
-struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer, JSONValueWritingContainer {
     let box: JSONArrayBox
     let path: CodingPathNode
 
@@ -7,27 +7,11 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     var count: Int { box.count }
 
-    mutating func encodeNil() throws { box.append(.null) }
-    mutating func encode(_ value: Bool) throws { box.append(.bool(value)) }
-    mutating func encode(_ value: String) throws { box.append(.string(value)) }
-    mutating func encode(_ value: Double) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Float) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Int) throws { box.append(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { box.append(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { box.append(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { box.append(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { box.append(.int(value)) }
-    mutating func encode(_ value: UInt) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: UInt8) throws { box.append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) throws { box.append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) throws { box.append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) throws { try encodePrimitive(value) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encode(_ value: Int128) throws { try writePrimitive(value) }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    mutating func encode(_ value: Int128) throws { try encodePrimitive(value) }
-
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    mutating func encode(_ value: UInt128) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt128) throws { try writePrimitive(value) }
 
     mutating func encode<Value: Encodable>(_ value: Value) throws {
         box.append(try JSONValueEncoder.encode(value, at: nextPath))
@@ -60,7 +44,11 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         path.appending(JSONCodingKey(intValue: box.count))
     }
 
-    private func encodePrimitive(_ value: some JSONPrimitiveEncodable) throws {
+    func write(_ value: JSONValue) {
+        box.append(value)
+    }
+
+    func writePrimitive(_ value: some JSONPrimitiveEncodable) throws {
         box.append(try JSONValueEncoder.primitiveValue(value, at: nextPath))
     }
 }

@@ -2,27 +2,11 @@
 /// to the writer when the object closes.
 ///
 /// `encodeIfPresent` keeps the standard library's default, which skips `nil`, as in the tree encoder.
-struct JSONBytesKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct JSONBytesKeyedContainer<Key: CodingKey>: JSONValueWritingKeyedContainer {
     let writer: JSONBytesWriter
     let handle: JSONBytesHandle
 
     var codingPath: [any CodingKey] { writer.state.codingPath(of: handle) }
-
-    mutating func encodeNil(forKey key: Key) throws { try write(.null, forKey: key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try write(.bool(value), forKey: key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try write(.string(value), forKey: key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try write(.int(Int64(value)), forKey: key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try write(.int(value), forKey: key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     mutating func encode(_ value: Int128, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
@@ -70,11 +54,11 @@ struct JSONBytesKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         }
     }
 
-    private func write(_ value: JSONValue, forKey key: Key) throws(JSONBytesUnsupported) {
+    func write(_ value: JSONValue, forKey key: Key) throws(JSONBytesUnsupported) {
         try writer.state.writeMember(key.stringValue, value, in: handle)
     }
 
-    private func writePrimitive(_ value: some JSONPrimitiveEncodable, forKey key: Key) throws(JSONBytesUnsupported) {
+    func writePrimitive(_ value: some JSONPrimitiveEncodable, forKey key: Key) throws(JSONBytesUnsupported) {
         try writer.state.writeMember(key.stringValue, primitive: value, in: handle)
     }
 }
