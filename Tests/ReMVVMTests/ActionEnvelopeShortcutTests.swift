@@ -55,6 +55,17 @@ struct ActionEnvelopeShortcutTests {
         }
     }
 
+    /// The shortcut takes the shapes it is for, and leaves every other one to the full parse.
+    @Test(arguments: [
+        (#"{"type":"test/increment"}"#, true), (" {\"type\" : \"a\" , \"payload\" : [1] }\n", true),
+        (#"{"type":"a","payload":null}"#, true), (#"{"payload":{},"type":"a"}"#, false),
+        (#"{"type":"a","x":1}"#, false), (#"[{"type":"a"}]"#, false), (#"{"type":"a"} 1"#, false),
+    ])
+    func readsOnlyThePlainShapes(body: String, isRead: Bool) {
+        var parser = JSONParser(bytes: Array(body.utf8), maxDepth: 512)
+        #expect((parser.parseActionEnvelope() != nil) == isRead)
+    }
+
     /// The depth limit counts the envelope around the payload, as the full parse does.
     @Test func payloadDepthCountsTheEnvelope() {
         let limit = 512

@@ -18,6 +18,9 @@ final class PreparedResponse: Sendable {
         }
     }
 
+    /// Whether the libmicrohttpd response exists yet (for tests: it is made by the first send).
+    var isMade: Bool { made.withLock { $0 != nil } }
+
     deinit {
         if let pointer = made.withLock({ $0 }) { MHD_destroy_response(pointer) }
     }

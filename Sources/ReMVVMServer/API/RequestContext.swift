@@ -88,19 +88,9 @@ extension StringProtocol {
 extension Substring {
     /// The slice without leading and trailing spaces and tabs; shares the storage, allocates nothing.
     func trimmingBlanks() -> Substring {
-        var slice = trimmingLeadingBlanks()
-        while let last = slice.utf8.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            slice = slice.dropLast()
-        }
-        return slice
-    }
-
-    /// The slice without leading spaces and tabs.
-    func trimmingLeadingBlanks() -> Substring {
         var slice = self
-        while let first = slice.utf8.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            slice = slice.dropFirst()
-        }
+        while let first = slice.utf8.first, ASCII.isBlank(first) { slice = slice.dropFirst() }
+        while let last = slice.utf8.last, ASCII.isBlank(last) { slice = slice.dropLast() }
         return slice
     }
 }

@@ -1,7 +1,8 @@
 import HTTPTestClient
-import MicroHTTP
 import Synchronization
 import Testing
+
+@testable import MicroHTTP
 
 /// A response marked `shared()` is built into libmicrohttpd's form once and sent on every connection that
 /// answers with it, byte for byte like an ordinary response; a changed copy is an ordinary response again.
@@ -12,7 +13,38 @@ struct SharedResponseTests {
         body: .bytes(Array(#"{"shared":true}"#.utf8))
     ).shared()
 
+    @Test func onlyInMemoryBodiesAreSharedAndAnyChangeUnsharesACopy() throws {
+        let prepared = try #require(Self.shared.prepared)
+        var copy = Self.shared
+        #expect(copy.prepared === prepared)
+        copy.status = 200
+        #expect(copy.prepared == nil)
+        copy = Self.shared
+        copy.headers.add(name: "X-More", value: "1")
+        #expect(copy.prepared == nil)
+        copy = Self.shared
+        copy.body = .bytes([])
+        #expect(copy.prepared == nil)
+        let file = HTTPResponse(status: 200, body: .file(path: "/dev/null", size: 0)).shared()
+        #expect(file.prepared == nil)
+    }
+
     @Test func everyConnectionGetsTheSameStatusHeadersAndBody() throws {
+        let response = HTTPResponse(
+            status: 201, headers: ["X-Shared": "yes"], body: .bytes(Array("once".utf8))
+        ).shared()
+        let prepared = try #require(response.prepared)
+        #expect(!prepared.isMade)
+        try withServer(handler: { _, responder in responder.respond(response) }) { server in
+            for _ in 0..<3 {
+                let response = try TestHTTPClient(port: server.port).request("GET", "/")
+                #expect(response.status == 201)
+                #expect(response.header("X-Shared") == "yes")
+                #expect(response.text == "once")
+            }
+        }
+        // One libmicrohttpd response, made by the first send and queued for the others.
+        #expect(prepared.isMade)
         try withServer(handler: { _, responder in responder.respond(Self.shared) }) { server in
             for _ in 0..<3 {
                 let clients = try (0..<4).map { _ in try TestHTTPClient(port: server.port) }
