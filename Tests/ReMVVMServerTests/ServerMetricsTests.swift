@@ -8,7 +8,7 @@ struct ServerMetricsTests {
     @Test func answersAreCountedByRouteAndStatusIncludingUnusualOnes() {
         let metrics = ServerMetrics(routeLabels: ["/a", "/b"])
         metrics.record(routeIndex: 0, status: 200)
-        metrics.record(routeIndex: 0, status: 200, dispatchDuration: .milliseconds(2))
+        metrics.record(routeIndex: 0, status: 200, dispatchNanoseconds: 2_000_000)
         metrics.record(routeIndex: 1, status: 404)
         metrics.record(routeIndex: 1, status: 100)
         metrics.record(routeIndex: 1, status: 599)

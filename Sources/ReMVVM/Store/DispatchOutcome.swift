@@ -4,6 +4,9 @@ public enum ActionResult: Sendable, Equatable {
     case applied
     /// A middleware stopped the action; the state is unchanged by it.
     case blocked(reason: String)
+
+    /// The results of a dispatch of one action that was applied, nearly every dispatch's, kept once.
+    static let appliedAlone: [ActionResult] = [.applied]
 }
 
 /// The answer to a dispatch: the version it produced, what happened to each action, and the

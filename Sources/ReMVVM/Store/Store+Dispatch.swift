@@ -49,7 +49,7 @@ extension Store {
         }
         let old = core.state
         var results: [ActionResult] = []
-        results.reserveCapacity(actions.count)
+        if actions.count > 1 { results.reserveCapacity(actions.count) }
         var requests: [EffectRequest] = []
         var applied = false
         var reduced: [any StoreAction] = []
@@ -68,7 +68,11 @@ extension Store {
             }
             _ = reducer.reduce(&core.state, with: passed)
             if recording { reduced.append(passed) }
-            results.append(.applied)
+            if actions.count == 1 {
+                results = ActionResult.appliedAlone  // Shared storage: no array allocated per dispatch.
+            } else {
+                results.append(.applied)
+            }
             applied = true
         }
         var woken: [(ChangeWaiters.Handler, ViewSet)] = []

@@ -24,10 +24,8 @@ final class ServerMetrics: Sendable {
     }
 
     /// Counts one answered request and, for a dispatch, adds its duration to the latency histogram.
-    func record(routeIndex: Int, status: Int, dispatchDuration: Duration? = nil) {
-        let seconds = dispatchDuration.map {
-            Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
-        }
+    func record(routeIndex: Int, status: Int, dispatchNanoseconds: Int64? = nil) {
+        let seconds = dispatchNanoseconds.map { Double($0) / 1e9 }
         let slot = status - 100
         counts.withLock { counts in
             if (0..<Self.statusSlots).contains(slot), routeLabels.indices.contains(routeIndex) {

@@ -58,7 +58,7 @@ final class API: HTTPHandler {
         let route = Route(path: request.path)
         let exchange = Exchange(
             request: request, responder: responder, route: route.label, routeIndex: route.index,
-            isAPI: route != .staticFile, started: .now, metrics: metrics, logger: logger)
+            isAPI: route != .staticFile, started: MonotonicClock.nanoseconds(), metrics: metrics, logger: logger)
         switch route {
         case .health: health(exchange)
         case .metrics: exposeMetrics(exchange)
@@ -86,7 +86,7 @@ final class API: HTTPHandler {
             exchange.send(Problem.crossSite())
             return
         }
-        session.touch()
+        session.touch(at: exchange.started)
         body(session)
     }
 

@@ -10,7 +10,8 @@ struct Exchange: Sendable {
     /// The route's index, for counting.
     let routeIndex: Int
     let isAPI: Bool
-    let started: ContinuousClock.Instant
+    /// When the request reached the API, in ``MonotonicClock`` nanoseconds.
+    let started: Int64
     let metrics: ServerMetrics
     let logger: Logger
 
@@ -18,7 +19,7 @@ struct Exchange: Sendable {
     static let apiHeaders: HTTPHeaders = ["X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"]
 
     /// Answers the request (the first answer wins), adding the common headers.
-    func send(_ response: HTTPResponse, dispatchStarted: ContinuousClock.Instant? = nil) {
+    func send(_ response: HTTPResponse, dispatchStarted: Int64? = nil) {
         var response = response
         response.headers.add(name: "X-Content-Type-Options", value: "nosniff")
         if isAPI, !response.headers.contains("Cache-Control") {
@@ -30,18 +31,17 @@ struct Exchange: Sendable {
     /// Answers with a response that already carries the common headers (``apiHeaders``), such as
     /// a long-poll answer shared by every waiter woken by the same dispatch; `dispatchStarted` adds
     /// the time since then to the dispatch latency histogram.
-    func sendPrepared(_ response: HTTPResponse, dispatchStarted: ContinuousClock.Instant? = nil) {
+    func sendPrepared(_ response: HTTPResponse, dispatchStarted: Int64? = nil) {
         guard responder.respond(response) else { return }
+        let now = dispatchStarted != nil || logger.logLevel <= .debug ? MonotonicClock.nanoseconds() : 0
         metrics.record(
-            routeIndex: routeIndex, status: response.status,
-            dispatchDuration: dispatchStarted.map { ContinuousClock.now - $0 })
+            routeIndex: routeIndex, status: response.status, dispatchNanoseconds: dispatchStarted.map { now - $0 })
         if logger.logLevel <= .debug {
-            let elapsed = ContinuousClock.now - started
             logger.debug(
                 "\(request.method) \(request.path) \(response.status)",
                 metadata: [
                     "http.route": "\(route)",
-                    "http.duration_ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000)",
+                    "http.duration_ms": "\(Double((now - started) / 1000) / 1000)",
                 ])
         }
     }

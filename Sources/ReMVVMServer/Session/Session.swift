@@ -36,22 +36,15 @@ final class Session: Sendable {
     /// The cursor of `version` in this session's history.
     func cursor(_ version: UInt64) -> Cursor { Cursor(epoch: epoch, number: version) }
 
-    /// Marks the session as used now, postponing its expiry.
-    func touch() { lastSeen.store(Self.now(), ordering: .relaxed) }
+    /// Marks the session as used at `now` (monotonic nanoseconds), postponing its expiry.
+    func touch(at now: Int64 = Session.now()) { lastSeen.store(now, ordering: .relaxed) }
 
     /// Whether the session has been idle longer than `ttl`; a session someone waits on is never idle.
     func isIdle(longerThan ttl: Duration, now: Int64 = Session.now()) -> Bool {
         guard parkedPolls.load(ordering: .relaxed) == 0, openStreams.load(ordering: .relaxed) == 0 else { return false }
-        let (seconds, attoseconds) = ttl.components
-        let ttlNanos = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        return now - lastSeen.load(ordering: .relaxed) > ttlNanos
+        return now - lastSeen.load(ordering: .relaxed) > MonotonicClock.nanoseconds(of: ttl)
     }
 
-    /// Monotonic nanoseconds.
-    static func now() -> Int64 {
-        let elapsed = ContinuousClock.now - Session.origin
-        return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-    }
-
-    private static let origin = ContinuousClock.now
+    /// Monotonic nanoseconds, the clock `lastSeen` is kept in.
+    static func now() -> Int64 { MonotonicClock.nanoseconds() }
 }
