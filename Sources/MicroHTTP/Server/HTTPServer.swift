@@ -60,6 +60,9 @@ public final class HTTPServer: Sendable {
                 core.report("could not start the disconnect watcher thread; parked clients are not watched")
                 watcher.stop()
             }
+            if core.resumer != nil, !core.startResuming() {
+                core.report("could not start the resume thread; parked connections are resumed by their answerer")
+            }
             boundPort.store(cmhd_daemon_bind_port(daemon), ordering: .releasing)
             lifecycle = .running(Daemon(pointer: daemon, core: retained))
         }
@@ -121,6 +124,7 @@ public final class HTTPServer: Sendable {
         }
         _ = waitUntil(deadline: core.configuration.stopGracePeriod) { !core.hasPendingExchanges }
         MHD_stop_daemon(running.pointer)
+        core.resumer?.stop()  // Idle by now: every suspended connection was resumed before the daemon stopped.
         core.watcher?.stop()
         running.core.release()
         lifecycle.withLock { $0 = .stopped }

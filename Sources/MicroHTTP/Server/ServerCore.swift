@@ -16,6 +16,8 @@ final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: any HTTPHandler
     let watcher: DisconnectWatcher?
+    /// Resumes parked connections in batches (see ``ResumeQueue``); `nil` resumes on the caller's thread.
+    let resumer: ResumeQueue?
     private let registry = Mutex(Registry())
     private let suspended = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
@@ -24,6 +26,12 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.handler = handler
         watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
+        resumer = ResumeQueue()
+    }
+
+    /// Starts resuming parked connections on the resume thread; while it runs, the thread retains `self`.
+    func startResuming() -> Bool {
+        resumer?.start { [self] connection in resumeNow(connection) } ?? false
     }
 
     /// Connections currently suspended (parked requests and idle streams).
@@ -60,11 +68,18 @@ final class ServerCore: Sendable {
     }
 
     /// Resumes a connection `park` suspended; callable from any thread, exactly once per parking.
+    ///
+    /// The connection counts as suspended until libmicrohttpd was told, so `stop` waits for queued resumes.
     func resume(_ parking: Parking) {
         if let token = parking.watchToken {
             watcher?.unwatch(token: token)
         }
-        MHD_resume_connection(parking.connection.pointer)
+        if resumer?.add(parking.connection) == true { return }
+        resumeNow(parking.connection)
+    }
+
+    private func resumeNow(_ connection: ConnectionHandle) {
+        MHD_resume_connection(connection.pointer)
         suspended.subtract(1, ordering: .acquiringAndReleasing)
     }
 

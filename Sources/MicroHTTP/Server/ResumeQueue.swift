@@ -1,0 +1,121 @@
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// Resumes suspended connections from one thread, in batches, so that no libmicrohttpd worker waits for
+/// another and a burst of answers costs libmicrohttpd one pass instead of one per answer.
+///
+/// libmicrohttpd 0.9.7x finds resumed connections by walking its whole list of suspended ones, holding a mutex
+/// that `MHD_resume_connection` also takes, once per loop of the worker in which anything was resumed. With
+/// 10,000 long-polls parked on as many sessions and their answers arriving one dispatch at a time, resuming on
+/// the dispatching worker meant a walk of thousands of connections per answer, and that worker blocked
+/// behind the walk of the other. Queued here instead, resumes gather while a walk runs and the next batch
+/// costs one walk; the workers only append to a list.
+///
+/// What resuming means is passed to ``start(performing:)``, so the batching can be tested without a daemon.
+final class ResumeQueue: Sendable {
+    typealias Item = ConnectionHandle
+
+    private struct State: Sendable {
+        var pending: [Item] = []
+        var isStopped = false
+        /// The resuming thread once started (`pthread_t` is an integer on Linux).
+        var thread: pthread_t?
+    }
+
+    private let state = Mutex(State())
+    /// Counts wake-ups; the thread blocks reading it while nothing is pending.
+    private let wakeDescriptor: Int32
+
+    /// An idle queue; `nil` if the kernel refuses an eventfd (the caller then resumes directly).
+    init?() {
+        let wake = eventfd(0, Int32(EFD_CLOEXEC))
+        guard wake >= 0 else { return nil }
+        wakeDescriptor = wake
+    }
+
+    deinit {
+        close(wakeDescriptor)
+    }
+
+    /// Starts the thread, which runs `perform` for every item in the order they were added, until ``stop()``;
+    /// returns `false` if it could not be created (then ``add(_:)`` refuses everything).
+    func start(performing perform: @escaping @Sendable (Item) -> Void) -> Bool {
+        let retained = Unmanaged.passRetained(Runner(queue: self, perform: perform))
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let runner = Unmanaged<Runner>.fromOpaque(argument).takeRetainedValue()
+                runner.queue.run(runner.perform)
+                return nil
+            },
+            retained.toOpaque())
+        guard created == 0 else {
+            retained.release()
+            state.withLock { $0.isStopped = true }
+            return false
+        }
+        state.withLock { $0.thread = thread }
+        return true
+    }
+
+    /// Queues `item`; returns `false` when the queue is not running, and the caller must perform it itself.
+    func add(_ item: Item) -> Bool {
+        let (accepted, wasEmpty) = state.withLock { state -> (Bool, Bool) in
+            guard !state.isStopped, state.thread != nil else { return (false, false) }
+            state.pending.append(item)
+            return (true, state.pending.count == 1)
+        }
+        // Only the first item of a batch wakes the thread; the others join the batch it is about to take.
+        if wasEmpty { signal() }
+        return accepted
+    }
+
+    /// Performs everything still queued, then ends the thread; later ``add(_:)`` calls return `false`.
+    /// Idempotent.
+    func stop() {
+        let thread = state.withLock { state -> pthread_t? in
+            guard !state.isStopped else { return nil }
+            state.isStopped = true
+            return state.thread
+        }
+        guard let thread else { return }
+        signal()
+        pthread_join(thread, nil)
+    }
+
+    private func signal() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { Glibc.write(wakeDescriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// What the thread holds: the queue and its work.
+    private final class Runner: Sendable {
+        let queue: ResumeQueue
+        let perform: @Sendable (Item) -> Void
+
+        init(queue: ResumeQueue, perform: @escaping @Sendable (Item) -> Void) {
+            self.queue = queue
+            self.perform = perform
+        }
+    }
+
+    private func run(_ perform: @Sendable (Item) -> Void) {
+        var batch: [Item] = []
+        var stopped = false
+        while !stopped {
+            var count: UInt64 = 0
+            let read = withUnsafeMutableBytes(of: &count) { Glibc.read(wakeDescriptor, $0.baseAddress, $0.count) }
+            if read < 0 && errno == EINTR { continue }
+            stopped = state.withLock { state in
+                if read < 0 { state.isStopped = true }  // Cannot wait any more: take the last batch and end.
+                swap(&batch, &state.pending)  // Both arrays keep their capacity: no allocation per batch.
+                return state.isStopped
+            }
+            for item in batch { perform(item) }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+}

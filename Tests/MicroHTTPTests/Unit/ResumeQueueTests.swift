@@ -1,0 +1,69 @@
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+
+@testable import MicroHTTP
+
+/// The resume thread's queue, with a recording closure in place of `MHD_resume_connection`.
+@Suite("ResumeQueue")
+struct ResumeQueueTests {
+    /// Distinct fake connections; the queue never dereferences them.
+    private static func handle(_ number: Int) -> ConnectionHandle {
+        ConnectionHandle(pointer: OpaquePointer(bitPattern: number + 1)!)
+    }
+
+    @Test func everyItemAddedFromManyThreadsIsPerformedOnceInEachThreadsOrder() throws {
+        let queue = try #require(ResumeQueue())
+        let performed = Mutex<[Int]>([])
+        #expect(queue.start { connection in
+            performed.withLock { $0.append(Int(bitPattern: UnsafeRawPointer(connection.pointer)) - 1) }
+        })
+        let producers = 4
+        let perProducer = 5_000
+        DispatchQueue.concurrentPerform(iterations: producers) { producer in
+            for index in 0..<perProducer {
+                #expect(queue.add(Self.handle(producer * perProducer + index)))
+            }
+        }
+        queue.stop()  // Performs whatever is still queued before it returns.
+        let order = performed.withLock { $0 }
+        #expect(order.count == producers * perProducer)
+        #expect(Set(order).count == producers * perProducer)
+        for producer in 0..<producers {
+            let own = order.filter { $0 / perProducer == producer }
+            #expect(own == own.sorted(), "producer \(producer)'s items were performed out of order")
+        }
+    }
+
+    @Test func nothingIsAcceptedBeforeStartOrAfterStop() throws {
+        let queue = try #require(ResumeQueue())
+        #expect(!queue.add(Self.handle(1)))
+        let performed = Atomic<Int>(0)
+        #expect(queue.start { _ in performed.add(1, ordering: .relaxed) })
+        #expect(queue.add(Self.handle(2)))
+        queue.stop()
+        queue.stop()  // Idempotent.
+        #expect(!queue.add(Self.handle(3)))
+        #expect(performed.load(ordering: .relaxed) == 1)
+    }
+
+    /// Items added while the thread is inside `perform` find the list non-empty and do not signal; the thread
+    /// must still pick them up once it is done (no lost wake-up).
+    @Test func itemsAddedWhileTheThreadIsBusyAreNotLost() throws {
+        let queue = try #require(ResumeQueue())
+        let gate = DispatchSemaphore(value: 0)
+        let performed = Atomic<Int>(0)
+        #expect(queue.start { _ in
+            if performed.add(1, ordering: .relaxed).newValue == 1 { gate.wait() }  // Hold the first item.
+        })
+        #expect(queue.add(Self.handle(0)))
+        while performed.load(ordering: .relaxed) == 0 { usleep(100) }
+        for index in 1...100 { #expect(queue.add(Self.handle(index))) }
+        gate.signal()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while performed.load(ordering: .relaxed) < 101 && ContinuousClock.now < deadline { usleep(100) }
+        #expect(performed.load(ordering: .relaxed) == 101, "performed without stop() draining them")
+        queue.stop()
+    }
+}
