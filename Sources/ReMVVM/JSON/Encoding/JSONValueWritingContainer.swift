@@ -43,18 +43,46 @@ protocol JSONValueWritingKeyedContainer: KeyedEncodingContainerProtocol {
 // Inlined for the same reason as above.
 extension JSONValueWritingKeyedContainer {
     @inline(__always) mutating func encodeNil(forKey key: Key) throws { try write(.null, forKey: key) }
-    @inline(__always) mutating func encode(_ value: Bool, forKey key: Key) throws { try write(.bool(value), forKey: key) }
-    @inline(__always) mutating func encode(_ value: String, forKey key: Key) throws { try write(.string(value), forKey: key) }
-    @inline(__always) mutating func encode(_ value: Double, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: Float, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: Int, forKey key: Key) throws { try write(.int(Int64(value)), forKey: key) }
-    @inline(__always) mutating func encode(_ value: Int8, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: Int16, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: Int32, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: Int64, forKey key: Key) throws { try write(.int(value), forKey: key) }
-    @inline(__always) mutating func encode(_ value: UInt, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: UInt8, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: UInt16, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: UInt32, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    @inline(__always) mutating func encode(_ value: UInt64, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
+    @inline(__always) mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try write(.bool(value), forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: String, forKey key: Key) throws {
+        try write(.string(value), forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Double, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Float, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int, forKey key: Key) throws {
+        try write(.int(Int64(value)), forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int8, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int16, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int32, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try write(.int(value), forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
 }
