@@ -120,7 +120,7 @@ struct ActionDecoder: Sendable {
     let decode: @Sendable (JSONValue) throws -> any StoreAction
 
     init<Action: StoreAction>(_ type: Action.Type) {
-        decode = { try $0.decode(Action.self) }
+        decode = { try JSONValueDecoder.decode(Action.self, from: $0) }
     }
 }
 

@@ -78,20 +78,34 @@ extension JSONValue {
 
     /// Writes a quoted, escaped string. Most strings need no escaping and are copied in one go; the rest are
     /// written byte by byte.
+    ///
+    /// Scans the string's contiguous UTF-8 through a buffer pointer where it can (native strings always can),
+    /// because iterating `utf8` checks the string's representation on every byte, which cost more than the
+    /// copy for the short strings view models hold.
     static func appendString(_ string: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        if string.utf8.contains(where: needsEscaping) {
-            for byte in string.utf8 {
-                if needsEscaping(byte) {
-                    appendEscape(for: byte, to: &buffer)
-                } else {
-                    buffer.append(byte)
-                }
+        let copied: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            if utf8.contains(where: needsEscaping) {
+                appendEscaping(utf8, to: &buffer)
+            } else {
+                buffer.append(contentsOf: utf8)
             }
-        } else {
-            buffer.append(contentsOf: string.utf8)
+        }
+        if copied == nil {
+            appendEscaping(string.utf8, to: &buffer)
         }
         buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes `utf8` with every byte that needs it escaped.
+    private static func appendEscaping(_ utf8: some Sequence<UInt8>, to buffer: inout [UInt8]) {
+        for byte in utf8 {
+            if needsEscaping(byte) {
+                appendEscape(for: byte, to: &buffer)
+            } else {
+                buffer.append(byte)
+            }
+        }
     }
 
     private static func needsEscaping(_ byte: UInt8) -> Bool {

@@ -12,22 +12,24 @@ protocol JSONValueWritingContainer {
     mutating func writePrimitive(_ value: some JSONPrimitiveEncodable) throws
 }
 
+// Inlined into each container's witness, so a call knows the container's type and needs no runtime lookup of
+// its conformance to this protocol (which cost more than writing the value).
 extension JSONValueWritingContainer {
-    mutating func encodeNil() throws { try write(.null) }
-    mutating func encode(_ value: Bool) throws { try write(.bool(value)) }
-    mutating func encode(_ value: String) throws { try write(.string(value)) }
-    mutating func encode(_ value: Double) throws { try writePrimitive(value) }
-    mutating func encode(_ value: Float) throws { try writePrimitive(value) }
-    mutating func encode(_ value: Int) throws { try write(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { try write(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { try write(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { try write(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { try write(.int(value)) }
-    mutating func encode(_ value: UInt) throws { try writePrimitive(value) }
-    mutating func encode(_ value: UInt8) throws { try write(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) throws { try write(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) throws { try write(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) throws { try writePrimitive(value) }
+    @inline(__always) mutating func encodeNil() throws { try write(.null) }
+    @inline(__always) mutating func encode(_ value: Bool) throws { try write(.bool(value)) }
+    @inline(__always) mutating func encode(_ value: String) throws { try write(.string(value)) }
+    @inline(__always) mutating func encode(_ value: Double) throws { try writePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Float) throws { try writePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Int) throws { try write(.int(Int64(value))) }
+    @inline(__always) mutating func encode(_ value: Int8) throws { try write(.int(Int64(value))) }
+    @inline(__always) mutating func encode(_ value: Int16) throws { try write(.int(Int64(value))) }
+    @inline(__always) mutating func encode(_ value: Int32) throws { try write(.int(Int64(value))) }
+    @inline(__always) mutating func encode(_ value: Int64) throws { try write(.int(value)) }
+    @inline(__always) mutating func encode(_ value: UInt) throws { try writePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: UInt8) throws { try write(.int(Int64(value))) }
+    @inline(__always) mutating func encode(_ value: UInt16) throws { try write(.int(Int64(value))) }
+    @inline(__always) mutating func encode(_ value: UInt32) throws { try write(.int(Int64(value))) }
+    @inline(__always) mutating func encode(_ value: UInt64) throws { try writePrimitive(value) }
 }
 
 /// The keyed counterpart of ``JSONValueWritingContainer``, for the keyed containers of both encoders.
@@ -38,20 +40,49 @@ protocol JSONValueWritingKeyedContainer: KeyedEncodingContainerProtocol {
     mutating func writePrimitive(_ value: some JSONPrimitiveEncodable, forKey key: Key) throws
 }
 
+// Inlined for the same reason as above.
 extension JSONValueWritingKeyedContainer {
-    mutating func encodeNil(forKey key: Key) throws { try write(.null, forKey: key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try write(.bool(value), forKey: key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try write(.string(value), forKey: key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try write(.int(Int64(value)), forKey: key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try write(.int(value), forKey: key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try writePrimitive(value, forKey: key) }
+    @inline(__always) mutating func encodeNil(forKey key: Key) throws { try write(.null, forKey: key) }
+    @inline(__always) mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try write(.bool(value), forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: String, forKey key: Key) throws {
+        try write(.string(value), forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Double, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Float, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int, forKey key: Key) throws {
+        try write(.int(Int64(value)), forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int8, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int16, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int32, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try write(.int(value), forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
+    @inline(__always) mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        try writePrimitive(value, forKey: key)
+    }
 }

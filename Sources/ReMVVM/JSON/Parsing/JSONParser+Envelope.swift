@@ -34,7 +34,11 @@ extension JSONParser {
     private mutating func readKey(_ key: [UInt8]) -> Bool {
         skipWhitespace()
         let end = index + key.count
-        guard end <= bytes.count, bytes[index..<end].elementsEqual(key) else { return false }
+        guard end <= bytes.count else { return false }
+        // Indexed, not `elementsEqual` on a slice, which iterated generically and cost more than the rest.
+        for offset in 0..<key.count where bytes[index + offset] != key[offset] {
+            return false
+        }
         index = end
         skipWhitespace()
         guard current == UInt8(ascii: ":") else { return false }

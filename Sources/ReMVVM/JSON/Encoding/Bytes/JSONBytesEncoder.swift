@@ -41,7 +41,15 @@ extension JSONBytesEncoder {
         if JSONValueEncoder.isPrimitive(type(of: value)), let primitive = value as? any JSONPrimitiveEncodable {
             return primitive.primitiveJSONValue?.serialized()
         }
-        let writer = JSONBytesWriter()
+        let writer = JSONBytesWriterCache.take()
+        let bytes = encode(value, with: writer)
+        // Consumed, not just passed: the cache keeps the writer only when it holds the last reference.
+        JSONBytesWriterCache.recycle(consume writer)
+        return bytes
+    }
+
+    /// One encoding with an empty writer.
+    private static func encode<Value: Encodable>(_ value: Value, with writer: JSONBytesWriter) -> [UInt8]? {
         let root = writer.state.push(.empty, path: .none)
         do {
             try value.encode(to: JSONBytesEncoder(writer: writer, handle: root))

@@ -20,8 +20,22 @@ struct JSONBytesState {
     private(set) var failed = false
 
     init() {
-        // Most view models fit; one allocation instead of several regrowths.
-        bytes.reserveCapacity(64)
+        // Most view models fit; one allocation instead of several regrowths, once per cached writer.
+        bytes.reserveCapacity(256)
+    }
+
+    /// The bytes the buffers hold on to, for ``JSONBytesWriterCache`` to decide whether keeping them is worth it.
+    /// (The output and the reordering scratch; the frames and members of even a deep view are small.)
+    var capacity: Int { bytes.capacity + scratch.capacity }
+
+    /// Forgets everything written, keeping the buffers' capacity for the next encoding.
+    /// (Only a failed encoding leaves frames or members behind.)
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
+        if !members.isEmpty { members.removeAll(keepingCapacity: true) }
+        nextID = 0
+        failed = false
     }
 
     /// Gives up on the fast path.
@@ -76,16 +90,16 @@ struct JSONBytesState {
         }
     }
 
-    /// Closes the root frame and hands over the bytes; a root that wrote nothing is left to the tree encoder,
-    /// which throws the right error.
+    /// Closes the root frame and returns a copy of the bytes, sized to fit, so the buffer stays with the
+    /// writer for its next encoding; a root that wrote nothing is left to the tree encoder, which throws the
+    /// right error.
     mutating func finish(root: JSONBytesHandle) throws(JSONBytesUnsupported) -> [UInt8] {
         try activate(root)
         if case .empty = frames[root.index].state { throw fail() }
         try closeInnermost()
         guard frames.isEmpty else { throw fail() }
-        let result = bytes
-        bytes = []
-        return result
+        // Through a buffer pointer: `Array(bytes)` would share the buffer, not copy it.
+        return bytes.withUnsafeBufferPointer { Array($0) }
     }
 
     /// The coding path of `handle`'s frame, as `codingPath` wants it; a closed frame fails the fast path,

@@ -3,7 +3,11 @@
 /// A class because `Encoder` hands out many small containers that must all write into one buffer; it is the
 /// only object allocated per encoding besides the buffers themselves and the boxes `KeyedEncodingContainer`
 /// makes. The state itself is one struct (see ``JSONBytesState``) so that each operation is one access.
-final class JSONBytesWriter {
+/// Writers are reused through ``JSONBytesWriterCache``.
+// Safety: one encoding uses a writer at a time, on one thread. A writer only reaches another thread through
+// `JSONBytesWriterCache`, whose atomic exchange hands it over whole, and only after `recycle` found no
+// encoder or container of the finished encoding still holding it.
+final class JSONBytesWriter: @unchecked Sendable {
     /// The output and the open frames.
     // Safety: every access is one short mutating call on `JSONBytesState` that runs no code outside this
     // folder (the value's own `encode(to:)` runs between accesses, never inside one), so accesses cannot
