@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import ReMVVM
 import Synchronization
 import Testing
@@ -41,8 +43,52 @@ struct ChangeStreamTests {
         }
         #expect(store.cancelWait(tokens[0]))
         try store.dispatch(Increment())
+        #expect(!store.cancelWait(tokens[1]), "already taken by the dispatch")
+        // A fan-out this large is woken on a background thread, right after the dispatch.
+        #expect(waitUntil { woken.count >= 999 })
         #expect(woken.count == 999)
-        #expect(!store.cancelWait(tokens[1]), "already woken")
+    }
+
+    @Test func aSmallFanOutIsWokenBeforeTheDispatchReturns() throws {
+        let store = makeDefinition().makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let woken = Counter()
+        for _ in 0..<64 {
+            _ = store.waitForChange(after: 0, views: counter, handler: { _ in woken.increment() })
+        }
+        try store.dispatch(Increment())
+        #expect(woken.count == 64)
+    }
+
+    @Test func aLargeFanOutDoesNotHoldUpTheDispatcher() throws {
+        let store = makeDefinition().makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let returned = DispatchSemaphore(value: 0)
+        let woken = Counter()
+        let handlerWaitedInVain = Counter()
+        for _ in 0..<65 {
+            _ = store.waitForChange(after: 0, views: counter) { change in
+                #expect(change == .changed(version: 1, views: counter))
+                // The first handler waits for the dispatch to return, which it only can if it runs elsewhere.
+                if woken.count == 0, returned.wait(timeout: .now() + 5) == .timedOut { handlerWaitedInVain.increment() }
+                woken.increment()
+            }
+        }
+        try store.dispatch(Increment())
+        returned.signal()
+        #expect(waitUntil { woken.count >= 65 })
+        #expect(woken.count == 65)
+        #expect(handlerWaitedInVain.count == 0, "the handlers ran on the dispatcher's thread")
+    }
+
+    /// Polls `condition` for up to ten seconds.
+    private func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(1_000)
+        }
+        return true
     }
 
     @Test func closeWakesWaitersWithClosed() throws {

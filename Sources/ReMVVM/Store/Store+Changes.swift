@@ -5,9 +5,10 @@ extension Store {
     ///
     /// If a watched view already changed after `version`, or the store is closed, the answer
     /// is ``WaitRegistration/ready(_:)`` and the handler is never called. Otherwise the waiter
-    /// is parked and `handler` runs exactly once, on the thread of the dispatch that changes a
-    /// watched view (or of ``close()``), unless ``cancelWait(_:)`` removes it first. Keep the
-    /// handler short: it runs before that dispatcher gets its answer.
+    /// is parked and `handler` runs exactly once, unless ``cancelWait(_:)`` removes it first: on
+    /// the thread of the dispatch that changes a watched view (or of ``close()``), before that
+    /// dispatcher gets its answer; or, when that change wakes more than 64 waiters at once, on a
+    /// background thread right after. Keep the handler short.
     public func waitForChange(
         after version: UInt64,
         views: ViewSet,
