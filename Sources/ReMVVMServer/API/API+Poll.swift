@@ -168,7 +168,11 @@ final class ParkedPoll: Sendable {
 
     /// The request ended (answered or the client left): release the waiter and the timeout.
     func end(store: any ProjectedStore, timer: DeadlineTimer) {
-        let (token, timeout) = state.withLock { state in
+        let (token, timeout) = state.withLock { state -> (WaiterToken?, UInt64?) in
+            // Whoever claimed it first already let go of the rest (`claim`, `claimForTimeout`, `park`): a
+            // waiter the dispatch woke is out of the store, and its timeout was cancelled. Answered polls
+            // thus end without taking the store's and the timer's locks again.
+            guard !state.claimed else { return (nil, nil) }
             state.claimed = true
             return (state.token, state.timeout)
         }
