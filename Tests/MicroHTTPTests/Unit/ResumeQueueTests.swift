@@ -10,15 +10,17 @@ import Testing
 struct ResumeQueueTests {
     /// Distinct fake connections; the queue never dereferences them.
     private static func handle(_ number: Int) -> ConnectionHandle {
-        ConnectionHandle(pointer: OpaquePointer(bitPattern: number + 1)!)
+        // Non-zero addresses that are never dereferenced; `bitPattern:` is nil only for zero.
+        ConnectionHandle(pointer: OpaquePointer(UnsafeRawPointer(bitPattern: UInt(number + 1)).unsafelyUnwrapped))
     }
 
     @Test func everyItemAddedFromManyThreadsIsPerformedOnceInEachThreadsOrder() throws {
         let queue = try #require(ResumeQueue())
         let performed = Mutex<[Int]>([])
-        #expect(queue.start { connection in
+        let started = queue.start { connection in
             performed.withLock { $0.append(Int(bitPattern: UnsafeRawPointer(connection.pointer)) - 1) }
-        })
+        }
+        #expect(started)
         let producers = 4
         let perProducer = 5_000
         DispatchQueue.concurrentPerform(iterations: producers) { producer in
@@ -54,9 +56,10 @@ struct ResumeQueueTests {
         let queue = try #require(ResumeQueue())
         let gate = DispatchSemaphore(value: 0)
         let performed = Atomic<Int>(0)
-        #expect(queue.start { _ in
+        let started = queue.start { _ in
             if performed.add(1, ordering: .relaxed).newValue == 1 { gate.wait() }  // Hold the first item.
-        })
+        }
+        #expect(started)
         #expect(queue.add(Self.handle(0)))
         while performed.load(ordering: .relaxed) == 0 { usleep(100) }
         for index in 1...100 { #expect(queue.add(Self.handle(index))) }
