@@ -65,7 +65,12 @@ struct EffectTests {
         try store.dispatch(Ping())
         #expect(await eventually { errors.withLock { !$0.isEmpty } })
         #expect(errors.withLock { $0 }.first?.contains("more than 50 follow-up actions") == true)
-        #expect(store.version <= 51)
+        // The refused follow-up ends the loop for good. How many got in first depends on the machine's speed:
+        // 50 in one one-second window when the loop is fast, more when a slow loop spans windows.
+        let cut = store.version
+        #expect(cut >= 51)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(store.version == cut, "the loop went on after it was cut")
         try store.dispatch(Increment())
         #expect(store.state.counter == 1)
         store.close()
