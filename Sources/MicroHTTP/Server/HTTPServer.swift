@@ -123,8 +123,10 @@ public final class HTTPServer: Sendable {
             return
         }
         _ = waitUntil(deadline: core.configuration.stopGracePeriod) { !core.hasPendingExchanges }
+        // Every suspended connection was resumed above; stopping the resume thread while the daemon still runs
+        // means none of its calls can reach a freed connection, and any late resume is made by its caller.
+        core.resumer?.stop()
         MHD_stop_daemon(running.pointer)
-        core.resumer?.stop()  // Idle by now: every suspended connection was resumed before the daemon stopped.
         core.watcher?.stop()
         running.core.release()
         lifecycle.withLock { $0 = .stopped }
