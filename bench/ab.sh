@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A/B of two server builds: the same scenario on each, alternating, BENCH_REPEAT rounds, medians.
+# usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many
+#   dispatch   scenario 1a (wrk, 64 connections over 64 sessions): req/s and server CPU µs per request
+#   poll-one   scenario 2, 10,000 long-polls on one session: ms until the last answer
+#   poll-many  scenario 2, one long-poll on each of 10,000 sessions: ms until the last answer
+# Single changes move the figures less than this shared machine's noise does, so a change is judged by
+# running both builds in turns, in one invocation, with a fresh server for every measurement. Build a
+# "before" binary first, e.g. `git stash; swift build -c release -Xswiftc -cross-module-optimization
+# --product remvvm-server --scratch-path .build-bench; cp .build-bench/release/remvvm-server /tmp/a`.
+source "$(dirname "$0")/lib.sh"
+
+[ $# -eq 3 ] || die "usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many"
+for binary in "$1" "$2"; do [ -x "$binary" ] || die "$binary is not an executable server build"; done
+scenario=$3
+case $scenario in dispatch | poll-one | poll-many) ;; *) die "unknown scenario $scenario" ;; esac
+
+need_tools
+build_c
+
+# measure BINARY: one figure of the scenario on a fresh server, in VALUE (and CPU for dispatch). Not run in
+# a subshell, so the exit trap still sees the server it starts.
+measure() {
+    SERVER_BIN=$1
+    start_server
+    local server=$PID line
+    case $scenario in
+        dispatch)
+            "$BIN/mksessions" "$SERVER_PORT" 64 8 "$BIN/ab-sessions.txt" >/dev/null
+            line=$(run_wrk "$SERVER_PORT" "$BIN/ab-sessions.txt" "$server")
+            VALUE=$(field rps "$line")
+            CPU=$(field cpu_us "$line")
+            ;;
+        poll-one | poll-many)
+            local count=1 mode=one
+            [ "$scenario" = poll-many ] && count=$BENCH_FANOUT_N mode=many
+            "$BIN/mksessions" "$SERVER_PORT" "$count" 32 "$BIN/ab-sessions.txt" >/dev/null
+            "$BIN/fanout" poll "$SERVER_PORT" "$BIN/ab-sessions.txt" "$BENCH_FANOUT_N" "$mode" --pids "$server" \
+                --ready /metrics remvvm_parked_polls >"$LOGS/ab-fanout.log" 2>&1 || true
+            line=$(grep '^RESULT' "$LOGS/ab-fanout.log") || { cat "$LOGS/ab-fanout.log" >&2; die "fan-out failed"; }
+            VALUE=$(field last_ms "$line")
+            CPU=""
+            ;;
+    esac
+    stop "$server"
+}
+
+say "== A/B, $scenario: A=$1 B=$2, $BENCH_REPEAT rounds"
+declare -A first
+first[A]="" first[B]=""
+for round in $(seq "$BENCH_REPEAT"); do
+    wait_for_idle_machine
+    for side in A B; do
+        binary=$1
+        [ "$side" = B ] && binary=$2
+        measure "$binary"
+        note "round $round $side: $VALUE${CPU:+ (server CPU $CPU µs per request)}"
+        first[$side]+=" $VALUE"
+    done
+done
+unit="ms until the last answer"
+[ "$scenario" = dispatch ] && unit="req/s"
+for side in A B; do
+    # shellcheck disable=SC2086
+    note "$side: median $(median ${first[$side]}) $unit (runs:${first[$side]})"
+done
+# shellcheck disable=SC2086
+note "B/A: $(ratio "$(median ${first[B]})" "$(median ${first[A]})")"
