@@ -140,3 +140,45 @@ struct JSONBytesEncodingTests {
         #expect(throws: EncodingError.self) { try JSONValue.serializedEncoding(of: Float.infinity) }
     }
 }
+
+/// 128-bit integers in every kind of container of both encoders: each container spells these overloads out
+/// itself (see `JSONValueWritingContainer`), so each is checked here.
+@Suite("128-bit integers")
+struct JSONInt128EncodingTests {
+    private struct Wide: Encodable {
+        let small: Int128
+        let big: UInt128
+        let list: Pair
+        let single: Single
+    }
+
+    /// Calls the unkeyed containers' concrete overloads (an `[Int128]` would go through the generic one).
+    private struct Pair: Encodable {
+        let first: Int128
+        let second: UInt128
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(first)
+            try container.encode(second)
+        }
+    }
+
+    /// Goes through a single-value container (a bare `Int128` would take the primitive shortcut).
+    private struct Single: Encodable {
+        let value: UInt128
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        }
+    }
+
+    @Test func keyedUnkeyedAndSingleValuesEncodeInBothEncoders() throws {
+        let value = Wide(
+            small: -42, big: UInt128(Int64.max) + 1, list: Pair(first: 1, second: 2), single: Single(value: 7))
+        let expected = #"{"big":9.223372036854776e+18,"list":[1,2],"single":7,"small":-42}"#  // Keys sorted.
+        #expect(JSONBytesEncoder.encode(value) == Array(expected.utf8), "the byte encoder itself, no fallback")
+        #expect(String(decoding: try JSONValue(encoding: value).serialized(), as: UTF8.self) == expected)
+    }
+}
