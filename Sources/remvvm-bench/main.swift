@@ -55,6 +55,18 @@ do {
     }
 }
 
+// Two threads, each dispatching to its own store of one definition, as the server's two workers do with
+// two sessions: whatever the stores share (reducers, middleware, projections) must not slow them down.
+// Ideally twice the one-thread rate on an otherwise idle two-core machine.
+do {
+    let stores = [ExampleApp.definition().makeStore(), ExampleApp.definition().makeStore()]
+    _ = Benchmark(name: "example app, 2 threads, a store each (total)", iterations: iterations).run { count in
+        DispatchQueue.concurrentPerform(iterations: stores.count) { index in
+            for _ in 0..<count / stores.count { _ = try? stores[index].dispatch(increase) }
+        }
+    }
+}
+
 // How the HTTP server reaches a store: through the type-erased protocol, or through closures
 // captured where the state type is known (what the server uses).
 do {
