@@ -77,7 +77,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "remvvm-bench",
-            dependencies: ["ReMVVM", "ExampleApp"],
+            dependencies: [
+                "ReMVVM", "ExampleApp", "ReMVVMServer", "MicroHTTP", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // The request-path fuzz target (scripts/fuzz) and what it needs: libFuzzer's driver entry point.

@@ -8,6 +8,7 @@ import ReMVVM
 //   specializes for the app's state type across the module boundary)
 //   swift run -c release remvvm-bench 1000000 "counter store"   runs only matching scenarios
 //   swift run -c release remvvm-bench 1000000 micro   one view encoding and one action decoding (ns/op)
+//   swift run -c release remvvm-bench 1000000 api     the API handler's dispatch path without transport
 // Reference (ReSwift 6 on this machine): ~830,000 actions/s with no subscriber, ~590,000 with one.
 
 let iterations = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
@@ -83,6 +84,9 @@ do {
 
 // One view encoding and one action decoding, the JSON costs of every dispatch answer.
 try runMicroBenchmarks(iterations: iterations)
+
+// The API's request path in-process: what the server adds to a dispatch besides transport and kernel.
+try runAPIBenchmarks(iterations: iterations)
 
 // Each example view's dispatch-answer bytes, through the tree and written directly. Before the actor
 // scenario: after its first `await` the rest of this file runs on a cooperative thread.

@@ -109,20 +109,23 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
     }
 
     /// Compares two field names ASCII-case-insensitively (HTTP names are ASCII tokens) without allocating.
+    ///
+    /// It runs for every header lookup and every response header, so it reads both names' bytes in place
+    /// (native and small strings always have them contiguous) rather than through two UTF-8 iterators.
     static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count else { return false }  // O(1) for native strings.
-        var left = lhs.utf8.makeIterator()
-        var right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil):
-                return true
-            case let (l?, r?):
-                if l != r && lowercased(l) != lowercased(r) { return false }
-            default:
-                return false
-            }
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in bytesMatch(left, right) }
         }
+        if let inPlace, let result = inPlace { return result }
+        return bytesMatch(Array(lhs.utf8), Array(rhs.utf8))  // Bridged strings only.
+    }
+
+    private static func bytesMatch(_ left: some Collection<UInt8>, _ right: some Collection<UInt8>) -> Bool {
+        for (l, r) in zip(left, right) where l != r && lowercased(l) != lowercased(r) {
+            return false
+        }
+        return true
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
