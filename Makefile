@@ -13,8 +13,9 @@ check-dockerfile:
 # --- Benchmarks (bench/; never part of the tests) ---------------------------------------------------
 # `make bench`: every scenario, 10 s wrk runs, medians of 3 (10-15 minutes); `make bench-quick`:
 # 3 s runs, one of each (about 3 minutes). Results: the printed table and bench/bin/results.md;
-# BENCHMARKS.md explains them. `make bench-profile` records a perf profile of the server under load.
-.PHONY: bench bench-quick bench-profile
+# BENCHMARKS.md explains them. `make bench-profile` records a perf profile of the server under load;
+# `make bench-budget` measures how much work per request the dispatch target leaves (the floor with work added).
+.PHONY: bench bench-quick bench-profile bench-budget
 
 bench:
 	bench/run.sh
@@ -24,6 +25,9 @@ bench-quick:
 
 bench-profile:
 	bench/profile.sh
+
+bench-budget:
+	bench/budget.sh
 
 # --- Reliability (RELIABILITY.md; the API fuzzing also runs in `make test`) -------------------------
 .PHONY: api-fuzz fuzz sanitize-address sanitize-thread soak

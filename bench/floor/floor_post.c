@@ -3,7 +3,10 @@
  * real server's answer to a counter/increase dispatch, measured by bench/dispatch.sh).
  * GET /healthz -> 200. Same daemon mode as remvvm-server: internal polling thread, epoll,
  * thread pool of THREADS (default 2). Listens on 127.0.0.1 only; stops on SIGINT/SIGTERM.
- * usage: floor_post PORT [BODY_BYTES] [THREADS]
+ * usage: floor_post PORT [BODY_BYTES] [THREADS] [WORK_NS]
+ * WORK_NS (default 0) spins that many nanoseconds in each POST before answering (on the vDSO clock),
+ * standing in for an application's work: bench/budget.sh uses it to find how much
+ * work per request the dispatch target leaves room for.
  */
 #include <microhttpd.h>
 #include <arpa/inet.h>
@@ -13,10 +16,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static char *answer;           /* {"pad":"xxxx..."} of exactly answer_len bytes */
 static size_t answer_len;
 static int header_seen;        /* *req_cls marker between the first and later calls */
+static long work_ns;           /* wall time to spin per POST (0: none) */
+
+/* Spins on the vDSO clock (no system call) for work_ns nanoseconds, standing in for an application's CPU work.
+ * A calibrated loop was tried first and dropped: its speed per iteration varied fivefold between threads. */
+static void
+spin (void)
+{
+  struct timespec start, now;
+  if (work_ns <= 0) return;
+  clock_gettime (CLOCK_MONOTONIC, &start);
+  do clock_gettime (CLOCK_MONOTONIC, &now);
+  while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < work_ns);
+}
 
 static enum MHD_Result
 send_json (struct MHD_Connection *c, unsigned int code, const char *body, size_t len)
@@ -44,7 +61,10 @@ on_request (void *cls, struct MHD_Connection *c, const char *url, const char *me
   if (NULL == *req_cls) { *req_cls = &header_seen; return MHD_YES; }
   if (0 != *upload_size) { *upload_size = 0; return MHD_YES; }   /* body bytes: consumed, unused */
   if (0 == strcmp (method, MHD_HTTP_METHOD_POST))
+  {
+    spin ();
     return send_json (c, MHD_HTTP_OK, answer, answer_len);
+  }
   if (0 == strcmp (method, MHD_HTTP_METHOD_GET) && 0 == strcmp (url, "/healthz"))
     return send_json (c, MHD_HTTP_OK, "{\"ok\":true}", 11);
   return send_json (c, MHD_HTTP_NOT_FOUND, "{}", 2);
@@ -56,6 +76,7 @@ main (int argc, char **argv)
   unsigned short port = (unsigned short) (argc > 1 ? atoi (argv[1]) : 18081);
   long want = argc > 2 ? atol (argv[2]) : 100;
   unsigned int threads = (unsigned int) (argc > 3 ? atoi (argv[3]) : 2);
+  work_ns = argc > 4 ? atol (argv[4]) : 0;
   struct sockaddr_in sa;
   struct MHD_Daemon *d;
   sigset_t sigs;
@@ -88,8 +109,8 @@ main (int argc, char **argv)
                         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int) 4096,
                         MHD_OPTION_END);
   if (NULL == d) { fprintf (stderr, "floor_post: MHD_start_daemon failed on 127.0.0.1:%u\n", port); return 1; }
-  printf ("floor_post 127.0.0.1:%u body=%zu bytes threads=%u (libmicrohttpd %s)\n", port, answer_len,
-          threads, MHD_get_version ());
+  printf ("floor_post 127.0.0.1:%u body=%zu bytes threads=%u work=%ld ns (libmicrohttpd %s)\n", port,
+          answer_len, threads, work_ns, MHD_get_version ());
   fflush (stdout);
   sigwait (&sigs, &sig);
   MHD_stop_daemon (d);
