@@ -114,10 +114,21 @@ extension API {
     }
 
     /// Up to a tenth of the wait (at most one second), so parked clients do not all wake together.
+    ///
+    /// Spread needs no secrecy: the clock's nanoseconds, mixed, instead of the system generator, which
+    /// costs a `getrandom` system call per poll.
     private static func jitter(_ wait: Duration) -> Duration {
-        let bound = min(wait / 10, .seconds(1))
-        let millis = Int64(bound.components.seconds * 1000 + bound.components.attoseconds / 1_000_000_000_000_000)
-        return millis > 0 ? .milliseconds(Int64.random(in: 0...millis)) : .zero
+        let millis = UInt64(min(MonotonicClock.nanoseconds(of: wait) / 10, 1_000_000_000) / 1_000_000)
+        guard millis > 0 else { return .zero }
+        return .milliseconds(Int64(mixed(UInt64(bitPattern: MonotonicClock.nanoseconds())) % (millis + 1)))
+    }
+
+    /// SplitMix64's finalizer: nearby inputs (successive clock readings) give unrelated outputs.
+    private static func mixed(_ value: UInt64) -> UInt64 {
+        var bits = value &+ 0x9E37_79B9_7F4A_7C15
+        bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
+        return bits ^ (bits >> 31)
     }
 }
 

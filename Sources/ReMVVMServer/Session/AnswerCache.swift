@@ -22,7 +22,7 @@ final class AnswerCache: Sendable {
 
     private static let capacity = 64
     private let answers = Mutex<[Key: ChangeFeed.Answer]>([:])
-    private let patches = Mutex<[PatchKey: JSONValue]>([:])
+    private let patches = Mutex<[PatchKey: [UInt8]]>([:])
 
     /// The cached answer for `key`, or the one `build` makes (then cached).
     /// The answer cached under `key`, if any.
@@ -42,11 +42,11 @@ final class AnswerCache: Sendable {
         return built
     }
 
-    /// The RFC 6902 patch from one snapshot of a view to a later one, computed once.
-    func patch(from old: ViewSnapshot, to new: ViewSnapshot) throws(ViewEncodingError) -> JSONValue {
+    /// The RFC 6902 patch from one snapshot of a view to a later one, as bytes, computed once.
+    func patch(from old: ViewSnapshot, to new: ViewSnapshot) throws(ViewEncodingError) -> [UInt8] {
         let key = PatchKey(view: new.name, from: old.version, to: new.version)
         if let cached = patches.withLock({ $0[key] }) { return cached }
-        let patch = JSONPatch.diff(from: try old.json(), to: try new.json()).jsonValue
+        let patch = JSONPatch.diff(from: try old.json(), to: try new.json()).serialized()
         patches.withLock { patches in
             if patches.count >= Self.capacity { patches.removeAll(keepingCapacity: true) }
             patches[key] = patch

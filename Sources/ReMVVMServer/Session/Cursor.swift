@@ -8,25 +8,57 @@ package struct Cursor: Equatable, Sendable, CustomStringConvertible {
     package let epoch: String
     package let number: UInt64
 
-    package var description: String { "\(epoch).\(number)" }
+    /// Written on the bytes: it runs for every dispatch answer and every poll answer.
+    package var description: String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            var rest = number
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            let number = UnsafeBufferPointer(rebasing: digits[start...])
+            return String(unsafeUninitializedCapacity: epoch.utf8.count + 1 + number.count) { text in
+                let dot = text.initialize(fromContentsOf: epoch.utf8)
+                text[dot] = UInt8(ascii: ".")
+                let end = UnsafeMutableBufferPointer(rebasing: text[(dot + 1)...]).initialize(fromContentsOf: number)
+                return dot + 1 + end
+            }
+        }
+    }
 
     /// Parses `"<epoch>.<n>"`, also with surrounding quotes (an ETag); nil if malformed.
     ///
     /// Exactly what the OpenAPI description's `Version` pattern allows, `^[A-Za-z0-9_-]{1,64}\.[0-9]{1,19}$`:
     /// ASCII only, so that no other spelling (a `+` sign, Unicode digits) names the same cursor.
     package init?(parsing text: String) {
-        var text = Substring(text)
-        if text.hasPrefix("W/") { text = text.dropFirst(2) }
-        if text.count >= 2, text.first == "\"", text.last == "\"" { text = text.dropFirst().dropLast() }
-        guard let dot = text.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        let epoch = text.utf8[..<dot]
-        let digits = text.utf8[text.utf8.index(after: dot)...]
-        guard (1...64).contains(epoch.count), epoch.allSatisfy(Self.isEpochCharacter),
-            (1...19).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
-            let number = UInt64(String(decoding: digits, as: UTF8.self))
+        var text = text
+        guard let cursor = text.withUTF8({ Self.parse($0) }) else { return nil }
+        self = cursor
+    }
+
+    /// The parser itself, on the bytes: it runs for every poll with `since` and every `If-Match`.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Cursor? {
+        let quote = UInt8(ascii: "\"")
+        var start = 0
+        var end = bytes.count
+        if end >= 2, bytes[0] == UInt8(ascii: "W"), bytes[1] == UInt8(ascii: "/") { start = 2 }
+        if end - start >= 2, bytes[start] == quote, bytes[end - 1] == quote {
+            start += 1
+            end -= 1
+        }
+        guard let dot = bytes[start..<end].lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let epoch = bytes[start..<dot]
+        let digits = bytes[(dot + 1)..<end]
+        guard (1...64).contains(epoch.count), epoch.allSatisfy(isEpochCharacter), (1...19).contains(digits.count)
         else { return nil }
-        self.epoch = String(decoding: epoch, as: UTF8.self)
-        self.number = number
+        var number: UInt64 = 0  // At most 19 digits: below UInt64.max, no overflow.
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            number = number * 10 + UInt64(digit - UInt8(ascii: "0"))
+        }
+        return Cursor(epoch: String(decoding: UnsafeBufferPointer(rebasing: epoch), as: UTF8.self), number: number)
     }
 
     private static func isEpochCharacter(_ byte: UInt8) -> Bool {

@@ -99,7 +99,7 @@ struct ChangeFeed {
             var changes: [(name: String, value: [UInt8])] = []
             for (old, new) in zip(past, state.current) where old !== new {
                 switch form {
-                case .patch: changes.append((new.name, try session.answers.patch(from: old, to: new).serialized()))
+                case .patch: changes.append((new.name, try session.answers.patch(from: old, to: new)))
                 case .full: changes.append((new.name, try new.jsonBytes()))
                 }
             }

@@ -23,6 +23,14 @@ struct JSONPatchDocumentTests {
     }
 
     @Test
+    func writesTheSameBytesDirectlyAsThroughTheTree() {
+        let escaped: JSONPatch = [.add(path: ["quote\"", "tab\t"], value: ["é": "line\nbreak", "n": 1.5])]
+        for patch in [Self.everyOperation, escaped, JSONPatch()] {
+            #expect(patch.serialized() == patch.jsonValue.serialized())
+        }
+    }
+
+    @Test
     func readsBackWhatItWrites() throws {
         let reread = try JSONPatch(parsing: JSONValue(parsing: Self.everyOperation.jsonValue.serialized()))
         #expect(reread == Self.everyOperation)

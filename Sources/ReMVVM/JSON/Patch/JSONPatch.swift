@@ -17,6 +17,21 @@ public struct JSONPatch: Sendable, Hashable {
         .array(operations.map(\.jsonValue))
     }
 
+    /// The patch document's bytes, exactly `jsonValue.serialized()` (members in key order), written straight
+    /// into one buffer: every poll answer that carries a patch needs them, and the tree was built only to be
+    /// written.
+    public func serialized() -> [UInt8] {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(48 * operations.count + 2)
+        buffer.append(UInt8(ascii: "["))
+        for (index, operation) in operations.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            operation.serialize(into: &buffer)
+        }
+        buffer.append(UInt8(ascii: "]"))
+        return buffer
+    }
+
     /// Reads a patch document (an array of operation objects), such as one a client sends.
     ///
     /// - Throws: `JSONPatchError` of kind `.malformedOperation` naming the first bad operation.

@@ -46,4 +46,30 @@ public enum JSONPatchOperation: Sendable, Hashable {
         }
         return .object(members)
     }
+
+    /// Appends the operation object as `jsonValue.serialized()` writes it: members in key order (`from`,
+    /// `op`, `path`, `value`).
+    func serialize(into buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "{"))
+        switch self {
+        case .move(let from, _), .copy(let from, _):
+            buffer += #""from":"#.utf8
+            JSONValue.appendString(from.description, to: &buffer)
+            buffer.append(UInt8(ascii: ","))
+        case .add, .remove, .replace, .test:
+            break
+        }
+        buffer += #""op":"#.utf8
+        JSONValue.appendString(name, to: &buffer)
+        buffer += #","path":"#.utf8
+        JSONValue.appendString(path.description, to: &buffer)
+        switch self {
+        case .add(_, let value), .replace(_, let value), .test(_, let value):
+            buffer += #","value":"#.utf8
+            value.serialize(into: &buffer)
+        case .remove, .move, .copy:
+            break
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
 }
