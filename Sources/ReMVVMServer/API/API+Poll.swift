@@ -118,7 +118,7 @@ extension API {
     /// Spread needs no secrecy: the clock's nanoseconds, mixed, instead of the system generator, which
     /// costs a `getrandom` system call per poll.
     private static func jitter(_ wait: Duration) -> Duration {
-        let millis = UInt64(min(MonotonicClock.nanoseconds(of: wait) / 10, 1_000_000_000) / 1_000_000)
+        let millis = UInt64(max(0, min(MonotonicClock.nanoseconds(of: wait) / 10, 1_000_000_000)) / 1_000_000)
         guard millis > 0 else { return .zero }
         return .milliseconds(Int64(mixed(UInt64(bitPattern: MonotonicClock.nanoseconds())) % (millis + 1)))
     }

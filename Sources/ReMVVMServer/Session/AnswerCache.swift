@@ -24,12 +24,12 @@ final class AnswerCache: Sendable {
     private let answers = Mutex<[Key: ChangeFeed.Answer]>([:])
     private let patches = Mutex<[PatchKey: [UInt8]]>([:])
 
-    /// The cached answer for `key`, or the one `build` makes (then cached).
     /// The answer cached under `key`, if any.
     func cached(_ key: Key) -> ChangeFeed.Answer? {
         answers.withLock { $0[key] }
     }
 
+    /// The cached answer for `key`, or the one `build` makes (then cached).
     func answer<Failure: Error>(
         _ key: Key, build: () throws(Failure) -> ChangeFeed.Answer
     ) throws(Failure) -> ChangeFeed.Answer {
