@@ -70,7 +70,7 @@ extension API {
         case .ready:
             if parking.claim(timer: timer) { respond() }
         case .parked(let token):
-            let timeout = timer.schedule(after: wait + Self.jitter(wait)) {
+            let timeout = timer.schedule(after: wait + Self.jitter(wait, seed: exchange.started)) {
                 guard parking.claimForTimeout(store: session.store) else { return }
                 respond()
             }
@@ -115,12 +115,12 @@ extension API {
 
     /// Up to a tenth of the wait (at most one second), so parked clients do not all wake together.
     ///
-    /// Spread needs no secrecy: the clock's nanoseconds, mixed, instead of the system generator, which
-    /// costs a `getrandom` system call per poll.
-    private static func jitter(_ wait: Duration) -> Duration {
+    /// Spread needs no secrecy: `seed` (the request's arrival, in clock nanoseconds) mixed, instead of the
+    /// system generator, which costs a `getrandom` system call per poll.
+    private static func jitter(_ wait: Duration, seed: Int64) -> Duration {
         let millis = UInt64(max(0, min(MonotonicClock.nanoseconds(of: wait) / 10, 1_000_000_000)) / 1_000_000)
         guard millis > 0 else { return .zero }
-        return .milliseconds(Int64(mixed(UInt64(bitPattern: MonotonicClock.nanoseconds())) % (millis + 1)))
+        return .milliseconds(Int64(mixed(UInt64(bitPattern: seed)) % (millis + 1)))
     }
 
     /// SplitMix64's finalizer: nearby inputs (successive clock readings) give unrelated outputs.

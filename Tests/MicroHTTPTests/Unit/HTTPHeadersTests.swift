@@ -11,6 +11,21 @@ struct HTTPHeadersTests {
         #expect(headers["Content-Length"] == nil)
     }
 
+    /// Names of one length are compared byte by byte: a differing byte anywhere is another name, and only
+    /// ASCII letters fold (`-` is not `\r` with its case bit set).
+    @Test func namesOfOneLengthMatchOnlyWhenEveryByteDoes() {
+        let headers: HTTPHeaders = [
+            "X-Request-Deadline-Milliseconds": "250", "If-Match": "\"e.1\"", "Accept-Charset": "utf-8",
+        ]
+        #expect(headers["x-request-deadline-milliseconds"] == "250")
+        #expect(headers["X-Request-Deadline-Millisecondz"] == nil)
+        #expect(headers["Y-Request-Deadline-Milliseconds"] == nil)
+        #expect(headers["iF-mAtCh"] == "\"e.1\"")
+        #expect(headers["If-Matcx"] == nil)
+        #expect(headers["Accept\rCharset"] == nil)
+        #expect(headers["Accept-Charsex"] == nil)
+    }
+
     @Test func repeatedFieldsKeepTheirOrder() {
         var headers = HTTPHeaders()
         headers.add(name: "Set-Cookie", value: "a=1")
