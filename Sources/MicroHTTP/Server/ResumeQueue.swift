@@ -12,6 +12,12 @@ import Synchronization
 /// behind the walk of the other. Queued here instead, resumes gather while a walk runs and the next batch
 /// costs one walk; the workers only append to a list.
 ///
+/// Batches can also be paced: after one, the thread waits the gap its `pacing` closure names before taking the
+/// next. The server paces small batches by the number of suspended connections, because that is what one walk
+/// costs: with one long-poll on each of 10,000 sessions the answers arrive one dispatch at a time, and unpaced
+/// they cost libmicrohttpd a walk of thousands of connections almost per answer. A change answering 10,000
+/// polls on one session comes in batches of hundreds, which need no pacing.
+///
 /// What resuming means is passed to ``start(performing:)``, so the batching can be tested without a daemon.
 final class ResumeQueue: Sendable {
     typealias Item = ConnectionHandle
@@ -40,15 +46,22 @@ final class ResumeQueue: Sendable {
 
     /// Starts the thread, which runs `perform` for every item in the order they were added, until ``stop()``;
     /// returns `false` if it could not be created (then ``add(_:)`` refuses everything).
-    func start(performing perform: @escaping @Sendable (Item) -> Void) -> Bool {
-        let retained = Unmanaged.passRetained(Runner(queue: self, perform: perform))
+    ///
+    /// After each batch the thread asks `pacing`, given the batch's size, for the least time in nanoseconds
+    /// before it starts the next; items added meanwhile join that batch. An item arriving after a quiet spell
+    /// longer than the gap is performed at once.
+    func start(
+        pacing: @escaping @Sendable (Int) -> Int64 = { _ in 0 },
+        performing perform: @escaping @Sendable (Item) -> Void
+    ) -> Bool {
+        let retained = Unmanaged.passRetained(Runner(queue: self, pacing: pacing, perform: perform))
         var thread = pthread_t()
         let created = pthread_create(
             &thread, nil,
             { argument in
                 guard let argument else { return nil }
                 let runner = Unmanaged<Runner>.fromOpaque(argument).takeRetainedValue()
-                runner.queue.run(runner.perform)
+                runner.queue.run(pacing: runner.pacing, runner.perform)
                 return nil
             },
             retained.toOpaque())
@@ -94,28 +107,51 @@ final class ResumeQueue: Sendable {
     /// What the thread holds: the queue and its work.
     private final class Runner: Sendable {
         let queue: ResumeQueue
+        let pacing: @Sendable (Int) -> Int64
         let perform: @Sendable (Item) -> Void
 
-        init(queue: ResumeQueue, perform: @escaping @Sendable (Item) -> Void) {
+        init(
+            queue: ResumeQueue, pacing: @escaping @Sendable (Int) -> Int64, perform: @escaping @Sendable (Item) -> Void
+        ) {
             self.queue = queue
+            self.pacing = pacing
             self.perform = perform
         }
     }
 
-    private func run(_ perform: @Sendable (Item) -> Void) {
+    private func run(pacing: @Sendable (Int) -> Int64, _ perform: @Sendable (Item) -> Void) {
         var batch: [Item] = []
         var stopped = false
+        var nextBatchAt: Int64 = 0
         while !stopped {
             var count: UInt64 = 0
             let read = withUnsafeMutableBytes(of: &count) { Glibc.read(wakeDescriptor, $0.baseAddress, $0.count) }
             if read < 0 && errno == EINTR { continue }
+            Self.sleep(until: nextBatchAt)
             stopped = state.withLock { state in
                 if read < 0 { state.isStopped = true }  // Cannot wait any more: take the last batch and end.
                 swap(&batch, &state.pending)  // Both arrays keep their capacity: no allocation per batch.
                 return state.isStopped
             }
             for item in batch { perform(item) }
+            nextBatchAt = Self.nanoseconds() + max(pacing(batch.count), 0)
             batch.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Sleeps until the monotonic clock reads `deadline` (at once if it has passed).
+    private static func sleep(until deadline: Int64) {
+        var remaining = deadline - nanoseconds()
+        while remaining > 0 {
+            var pause = timespec(tv_sec: Int(remaining / 1_000_000_000), tv_nsec: Int(remaining % 1_000_000_000))
+            _ = nanosleep(&pause, nil)  // Interrupted by a signal: sleep the rest.
+            remaining = deadline - nanoseconds()
+        }
+    }
+
+    private static func nanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 }

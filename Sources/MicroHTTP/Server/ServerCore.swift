@@ -30,8 +30,22 @@ final class ServerCore: Sendable {
     }
 
     /// Starts resuming parked connections on the resume thread; while it runs, the thread retains `self`.
+    ///
+    /// Each batch costs every worker it touches a walk of its whole suspended list (see ``ResumeQueue``), so
+    /// the more connections are parked, the more answers should share one walk.
     func startResuming() -> Bool {
-        resumer?.start { [self] connection in resumeNow(connection) } ?? false
+        resumer?.start(pacing: { [self] batch in Self.resumePacing(batch: batch, suspended: suspendedCount) }) {
+            [self] connection in resumeNow(connection)
+        } ?? false
+    }
+
+    /// The least time, in nanoseconds, after a resume batch of `batch` connections before the next, with
+    /// `suspended` connections parked: none after a batch of 32 or more, whose walk is already shared;
+    /// otherwise 100 ns per parked connection, at most 2 ms. With 10,000 parked a lone answer waits at most
+    /// 1 ms; with 100, 10 µs.
+    static func resumePacing(batch: Int, suspended: Int) -> Int64 {
+        guard batch < 32 else { return 0 }
+        return min(Int64(max(suspended, 0)) * 100, 2_000_000)
     }
 
     /// Connections currently suspended (parked requests and idle streams).

@@ -69,4 +69,42 @@ struct ResumeQueueTests {
         #expect(performed.load(ordering: .relaxed) == 101, "performed without stop() draining them")
         queue.stop()
     }
+
+    /// A paced queue waits the gap after a batch before it takes the next, and items added meanwhile share
+    /// that next batch; the first item after a quiet spell is performed at once.
+    @Test func pacedBatchesWaitTheGapAndGatherWhatArrivedMeanwhile() throws {
+        let queue = try #require(ResumeQueue())
+        let gap: Int64 = 200_000_000
+        let batches = Mutex<[(at: ContinuousClock.Instant, items: [Int])]>([])
+        let lastAt = Mutex<ContinuousClock.Instant?>(nil)
+        let started = queue.start(pacing: { _ in gap }) { connection in
+            let now = ContinuousClock.now
+            let number = Int(bitPattern: UnsafeRawPointer(connection.pointer)) - 1
+            batches.withLock { batches in
+                // Items performed within a millisecond of the previous one belong to the same batch.
+                if let previous = lastAt.withLock({ $0 }), now - previous < .milliseconds(1), !batches.isEmpty {
+                    batches[batches.count - 1].items.append(number)
+                } else {
+                    batches.append((at: now, items: [number]))
+                }
+            }
+            lastAt.withLock { $0 = now }
+        }
+        #expect(started)
+        let firstAdded = ContinuousClock.now
+        #expect(queue.add(Self.handle(0)))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while batches.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(100) }
+        for index in 1...20 { #expect(queue.add(Self.handle(index))) }
+        while batches.withLock({ $0.count < 2 }) && ContinuousClock.now < deadline { usleep(100) }
+        usleep(20_000)  // Anything the second batch would still take.
+        queue.stop()
+        let recorded = batches.withLock { $0 }
+        try #require(recorded.count == 2, "expected two batches, got \(recorded.map(\.items))")
+        #expect(recorded[0].items == [0])
+        #expect(recorded[1].items == Array(1...20))
+        // The first item had no batch before it, so it did not wait for a gap (a generous bound for a busy host).
+        #expect(recorded[0].at - firstAdded < .milliseconds(150))
+        #expect(recorded[1].at - recorded[0].at >= .nanoseconds(gap))
+    }
 }
