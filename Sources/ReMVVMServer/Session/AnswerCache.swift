@@ -4,7 +4,11 @@ import Synchronization
 /// Patches and answer bodies of one session, computed once and shared by every reader.
 ///
 /// When a dispatch wakes ten thousand long-polls that all watch the same views from the same
-/// cursor, the first builds the answer and the rest reuse its bytes.
+/// cursor, the first builds the answer and the rest reuse its bytes. Only what leads to the
+/// newest version is kept: an answer is looked up by the version the store is at, so once a
+/// later version exists nobody asks for the older answers again, and a session that is polled
+/// at every version holds a handful of answers instead of a growing pile of bodies and
+/// libmicrohttpd responses.
 final class AnswerCache: Sendable {
     /// Identifies one answer: which views, from which cursor to which, and in which form.
     struct Key: Hashable, Sendable {
@@ -14,43 +18,79 @@ final class AnswerCache: Sendable {
         let kind: UInt8
     }
 
-    private struct PatchKey: Hashable {
-        let view: String
-        let from: UInt64
-        let to: UInt64
+    /// The answers leading to one version.
+    private struct Answers {
+        var to: UInt64 = 0
+        var byKey: [Key: ChangeFeed.Answer] = [:]
     }
 
-    private static let capacity = 64
-    private let answers = Mutex<[Key: ChangeFeed.Answer]>([:])
-    private let patches = Mutex<[PatchKey: [UInt8]]>([:])
+    /// One view's patches leading to its newest snapshot, by the version they start from.
+    private struct Patches {
+        var to: UInt64
+        var byFrom: [UInt64: [UInt8]]
+    }
+
+    /// Most entries kept for one version: distinct cursors and view selections seldom come close.
+    static let capacity = 64
+    private let answers = Mutex(Answers())
+    private let patches = Mutex<[String: Patches]>([:])
 
     /// The answer cached under `key`, if any.
     func cached(_ key: Key) -> ChangeFeed.Answer? {
-        answers.withLock { $0[key] }
+        answers.withLock { $0.byKey[key] }
     }
 
-    /// The cached answer for `key`, or the one `build` makes (then cached).
+    /// How many answers are kept (for tests).
+    var answerCount: Int {
+        answers.withLock { $0.byKey.count }
+    }
+
+    /// How many patches are kept over all views (for tests).
+    var patchCount: Int {
+        patches.withLock { $0.values.reduce(0) { $0 + $1.byFrom.count } }
+    }
+
+    /// The cached answer for `key`, or the one `build` makes (then cached, unless a later version
+    /// was cached meanwhile).
     func answer<Failure: Error>(
         _ key: Key, build: () throws(Failure) -> ChangeFeed.Answer
     ) throws(Failure) -> ChangeFeed.Answer {
-        if let cached = answers.withLock({ $0[key] }) { return cached }
+        if let cached = answers.withLock({ $0.byKey[key] }) { return cached }
         let built = try build()
-        answers.withLock { answers in
-            if answers.count >= Self.capacity { answers.removeAll(keepingCapacity: true) }
-            answers[key] = built
+        // Superseded answers are released after the lock, not under it.
+        let superseded = answers.withLock { answers -> [Key: ChangeFeed.Answer] in
+            var superseded: [Key: ChangeFeed.Answer] = [:]
+            if key.to > answers.to || answers.byKey.count >= Self.capacity {
+                swap(&superseded, &answers.byKey)
+                answers.to = key.to
+            }
+            if key.to == answers.to { answers.byKey[key] = built }
+            return superseded
         }
+        _ = consume superseded
         return built
     }
 
     /// The RFC 6902 patch from one snapshot of a view to a later one, as bytes, computed once.
     func patch(from old: ViewSnapshot, to new: ViewSnapshot) throws(ViewEncodingError) -> [UInt8] {
-        let key = PatchKey(view: new.name, from: old.version, to: new.version)
-        if let cached = patches.withLock({ $0[key] }) { return cached }
-        let patch = JSONPatch.diff(from: try old.json(), to: try new.json()).serialized()
-        patches.withLock { patches in
-            if patches.count >= Self.capacity { patches.removeAll(keepingCapacity: true) }
-            patches[key] = patch
+        let cached = patches.withLock { patches -> [UInt8]? in
+            guard let kept = patches[new.name], kept.to == new.version else { return nil }
+            return kept.byFrom[old.version]
         }
+        if let cached { return cached }
+        let patch = JSONPatch.diff(from: try old.json(), to: try new.json()).serialized()
+        let superseded = patches.withLock { patches -> Patches? in
+            if let kept = patches[new.name] {
+                if kept.to > new.version { return nil }  // A later snapshot came meanwhile: not worth keeping.
+                if kept.to == new.version, kept.byFrom.count < Self.capacity {
+                    patches[new.name]?.byFrom[old.version] = patch
+                    return nil
+                }
+            }
+            defer { patches[new.name] = Patches(to: new.version, byFrom: [old.version: patch]) }
+            return patches[new.name]
+        }
+        _ = consume superseded
         return patch
     }
 }

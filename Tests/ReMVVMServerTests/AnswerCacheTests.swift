@@ -1,0 +1,107 @@
+import Foundation
+import MicroHTTP
+import Synchronization
+import Testing
+
+@testable import ReMVVMServer
+
+/// What a session keeps of its long-poll answers, driven through the API handler in process (no transport):
+/// answers and patches are shared by the waiters of one version and dropped once a later version exists.
+@Suite("Answer cache")
+struct AnswerCacheTests {
+    /// One session of an unstarted server, with what a client needs to call it.
+    private struct Client {
+        let server: StoreServer
+        let id: String
+        let token: String
+
+        init() throws {
+            server = StoreServer(TestApp.definition())
+            let created = try Self.answer(server, HTTPRequest(method: "POST", path: "/v1/sessions"))
+            try #require(created.status == 201)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])
+            id = try #require(object["id"] as? String)
+            token = try #require(object["token"] as? String)
+        }
+
+        var session: Session? { server.api.sessions.find(id: id, token: Substring(token)) }
+
+        /// Dispatches `counter/increase`; returns the new version.
+        func increase() throws -> String {
+            let body = Array(#"{"type":"counter/increase"}"#.utf8)
+            let answer = try Self.answer(
+                server,
+                HTTPRequest(
+                    method: "POST", path: "/v1/sessions/\(id)/actions",
+                    headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: body))
+            try #require(answer.status == 200)
+            return try #require(answer.headers["Store-Version"])
+        }
+
+        /// Parks a long-poll on the counter view after `since`; `answered` receives its answer.
+        func poll(since: String, format: String = "patch", answered: @escaping @Sendable (HTTPResponse) -> Void) {
+            server.handle(
+                HTTPRequest(
+                    method: "GET", path: "/v1/sessions/\(id)/poll",
+                    query: [("views", "counter"), ("since", since), ("wait", "30s"), ("format", format)],
+                    headers: ["Authorization": "Bearer \(token)"]),
+                responder: Responder(onResponse: answered))
+        }
+
+        /// The answer to a request the handler answers before it returns.
+        static func answer(_ server: StoreServer, _ request: HTTPRequest) throws -> (
+            status: Int, headers: HTTPHeaders, body: [UInt8]
+        ) {
+            let answers = Mutex<[HTTPResponse]>([])
+            server.handle(request, responder: Responder { response in answers.withLock { $0.append(response) } })
+            let response = try #require(answers.withLock { $0.first }, "no answer during the handler")
+            guard case .bytes(let body) = response.body else { throw CacheTestFailure.notBytes }
+            return (response.status, response.headers, body)
+        }
+    }
+
+    private enum CacheTestFailure: Error {
+        case notBytes
+    }
+
+    @Test func waitersOfOneVersionShareOneAnswerAndOnlyTheNewestVersionIsKept() throws {
+        let client = try Client()
+        let session = try #require(client.session)
+        var since = try client.increase()
+        for round in 1...100 {
+            let bodies = Mutex<[[UInt8]]>([])
+            for _ in 0..<3 {
+                client.poll(since: since) { response in
+                    if case .bytes(let body) = response.body, response.status == 200 {
+                        bodies.withLock { $0.append(body) }
+                    }
+                }
+            }
+            since = try client.increase()
+            let answered = bodies.withLock { $0 }
+            try #require(answered.count == 3, "round \(round): \(answered.count) of 3 polls answered")
+            #expect(answered.allSatisfy { $0 == answered[0] })
+            // One answer and one patch for the version the three waiters were woken to, whatever came before.
+            #expect(session.answers.answerCount == 1, "round \(round)")
+            #expect(session.answers.patchCount == 1, "round \(round)")
+        }
+    }
+
+    @Test func waitersAskingInAnotherFormGetAnswersOfTheirOwnForTheSameVersion() throws {
+        let client = try Client()
+        let session = try #require(client.session)
+        let since = try client.increase()
+        let bodies = Mutex<[String: [UInt8]]>([:])
+        for format in ["patch", "full"] {
+            client.poll(since: since, format: format) { response in
+                if case .bytes(let body) = response.body { bodies.withLock { $0[format] = body } }
+            }
+        }
+        _ = try client.increase()
+        let answered = bodies.withLock { $0 }
+        #expect(answered.count == 2)
+        #expect(answered["patch"] != answered["full"])
+        #expect(session.answers.answerCount == 2)
+        #expect(session.answers.patchCount == 1)  // Full views need no patch.
+    }
+}
