@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # A/B of two server builds: the same scenario on each, alternating, BENCH_REPEAT rounds, medians.
-# usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many
+# usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many|sse
 #   dispatch   scenario 1a (wrk, 64 connections over 64 sessions): req/s and server CPU µs per request
 #   poll-one   scenario 2, 10,000 long-polls on one session: ms until the last answer
 #   poll-many  scenario 2, one long-poll on each of 10,000 sessions: ms until the last answer
+#   sse        scenario 3, 10,000 event streams on one session: ms until the last event
+# The fan-outs also report the server's CPU time over the client's whole run (connecting included), which
+# moves less with the host's load than the time until the last answer does.
 # Single changes move the figures less than this shared machine's noise does, so a change is judged by
 # running both builds in turns, in one invocation, with a fresh server for every measurement. Build a
 # "before" binary first, e.g. `git stash; swift build -c release -Xswiftc -cross-module-optimization
 # --product remvvm-server --scratch-path .build-bench; cp .build-bench/release/remvvm-server /tmp/a`.
 source "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || die "usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many"
+[ $# -eq 3 ] || die "usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many|sse"
 for binary in "$1" "$2"; do [ -x "$binary" ] || die "$binary is not an executable server build"; done
 scenario=$3
-case $scenario in dispatch | poll-one | poll-many) ;; *) die "unknown scenario $scenario" ;; esac
+case $scenario in dispatch | poll-one | poll-many | sse) ;; *) die "unknown scenario $scenario" ;; esac
 
 need_tools
 build_c
@@ -31,38 +34,44 @@ measure() {
             VALUE=$(field rps "$line")
             CPU=$(field cpu_us "$line")
             ;;
-        poll-one | poll-many)
-            local count=1 mode=one
+        poll-one | poll-many | sse)
+            local count=1 mode=one proto=poll gauge=remvvm_parked_polls t0 t1
             [ "$scenario" = poll-many ] && count=$BENCH_FANOUT_N mode=many
+            [ "$scenario" = sse ] && proto=sse gauge=remvvm_event_streams
             "$BIN/mksessions" "$SERVER_PORT" "$count" 32 "$BIN/ab-sessions.txt" >/dev/null
-            "$BIN/fanout" poll "$SERVER_PORT" "$BIN/ab-sessions.txt" "$BENCH_FANOUT_N" "$mode" --pids "$server" \
-                --ready /metrics remvvm_parked_polls >"$LOGS/ab-fanout.log" 2>&1 || true
+            t0=$(cpu_ticks "$server")
+            "$BIN/fanout" "$proto" "$SERVER_PORT" "$BIN/ab-sessions.txt" "$BENCH_FANOUT_N" "$mode" --pids "$server" \
+                --ready /metrics "$gauge" >"$LOGS/ab-fanout.log" 2>&1 || true
+            t1=$(cpu_ticks "$server")
             line=$(grep '^RESULT' "$LOGS/ab-fanout.log") || { cat "$LOGS/ab-fanout.log" >&2; die "fan-out failed"; }
             VALUE=$(field last_ms "$line")
-            CPU=""
+            CPU=$(((t1 - t0) * 1000 / $(getconf CLK_TCK)))
             ;;
     esac
     stop "$server"
 }
 
 say "== A/B, $scenario: A=$1 B=$2, $BENCH_REPEAT rounds"
-declare -A first
-first[A]="" first[B]=""
+declare -A first cpu
+first[A]="" first[B]="" cpu[A]="" cpu[B]=""
 for round in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
     for side in A B; do
         binary=$1
         [ "$side" = B ] && binary=$2
         measure "$binary"
-        note "round $round $side: $VALUE${CPU:+ (server CPU $CPU µs per request)}"
+        cpu_unit="µs per request"
+        [ "$scenario" = dispatch ] || cpu_unit="ms"
+        note "round $round $side: $VALUE${CPU:+ (server CPU $CPU $cpu_unit)}"
         first[$side]+=" $VALUE"
+        cpu[$side]+=" $CPU"
     done
 done
 unit="ms until the last answer"
 [ "$scenario" = dispatch ] && unit="req/s"
 for side in A B; do
     # shellcheck disable=SC2086
-    note "$side: median $(median ${first[$side]}) $unit (runs:${first[$side]})"
+    note "$side: median $(median ${first[$side]}) $unit (runs:${first[$side]}); server CPU median $(median ${cpu[$side]}) $cpu_unit"
 done
 # shellcheck disable=SC2086
 note "B/A: $(ratio "$(median ${first[B]})" "$(median ${first[A]})")"
