@@ -65,7 +65,7 @@ extension API {
             }
         }
         if response.status == 200 {
-            // Built with the common headers already (see `dispatchHeaders`), as is its replay.
+            // Built with the common headers already (see `versionedHeaders`), as is its replay.
             exchange.sendPrepared(response, dispatchStarted: exchange.started)
         } else {
             exchange.send(response, dispatchStarted: exchange.started)
@@ -91,7 +91,7 @@ extension API {
             }
             let version = session.cursor(outcome.version).description  // Written once, used thrice.
             return HTTPResponse(
-                status: 200, headers: Self.dispatchHeaders(version: version),
+                status: 200, headers: Self.versionedHeaders(version: version),
                 body: .bytes(try Self.dispatchBody(outcome, version: version)))
         } catch let problem as Problem {
             return problem.response
@@ -100,9 +100,10 @@ extension API {
         }
     }
 
-    /// A dispatch answer's complete header list, built in one allocation: the version headers
-    /// (`Store-Version`, `ETag`), the JSON content type and ``Exchange/apiHeaders``.
-    static func dispatchHeaders(version: String) -> HTTPHeaders {
+    /// The complete header list of a JSON answer that brings the client to `version` (a dispatch's
+    /// or a long-poll's), built in one allocation: the version headers (`Store-Version`, `ETag`),
+    /// the JSON content type and ``Exchange/apiHeaders``.
+    static func versionedHeaders(version: String) -> HTTPHeaders {
         var headers = HTTPHeaders(minimumCapacity: 5)
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Store-Version", value: version)

@@ -46,13 +46,11 @@ struct ChangeFeed {
             self.to = to.number
             self.hasChanges = hasChanges
             self.reset = reset
-            var headers = Exchange.apiHeaders
-            headers.add(name: "Content-Type", value: "application/json")
-            headers.add(name: "Store-Version", value: to.description)
-            headers.add(name: "ETag", value: to.etag)
+            let version = to.description
             // Shared: the transport builds its libmicrohttpd form once for every waiter it answers.
-            response = HTTPResponse(status: 200, headers: headers, body: .bytes(body)).shared()
-            sharedEvent = LazyEvent(id: to.description, event: reset == nil ? "patch" : "reset", data: body)
+            response = HTTPResponse(status: 200, headers: API.versionedHeaders(version: version), body: .bytes(body))
+                .shared()
+            sharedEvent = LazyEvent(id: version, event: reset == nil ? "patch" : "reset", data: body)
         }
     }
 
