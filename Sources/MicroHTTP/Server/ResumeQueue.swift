@@ -47,7 +47,7 @@ final class ResumeQueue: Sendable {
     /// Starts the thread, which runs `perform` for every item in the order they were added, until ``stop()``;
     /// returns `false` if it could not be created (then ``add(_:)`` refuses everything).
     ///
-    /// After each batch the thread asks `pacing`, given the batch's size, for the least time in nanoseconds
+    /// After each non-empty batch the thread asks `pacing`, given the batch's size, for the least time in nanoseconds
     /// before it starts the next; items added meanwhile join that batch. An item arriving after a quiet spell
     /// longer than the gap is performed at once.
     func start(
@@ -133,6 +133,7 @@ final class ResumeQueue: Sendable {
                 swap(&batch, &state.pending)  // Both arrays keep their capacity: no allocation per batch.
                 return state.isStopped
             }
+            guard !batch.isEmpty else { continue }  // A wake-up for a batch already taken: no walk to pace.
             for item in batch { perform(item) }
             nextBatchAt = Self.nanoseconds() + max(pacing(batch.count), 0)
             batch.removeAll(keepingCapacity: true)

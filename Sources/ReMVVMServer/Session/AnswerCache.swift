@@ -60,11 +60,12 @@ final class AnswerCache: Sendable {
         // Superseded answers are released after the lock, not under it.
         let superseded = answers.withLock { answers -> [Key: ChangeFeed.Answer] in
             var superseded: [Key: ChangeFeed.Answer] = [:]
+            guard key.to >= answers.to else { return superseded }  // A later version came meanwhile.
             if key.to > answers.to || answers.byKey.count >= Self.capacity {
                 swap(&superseded, &answers.byKey)
                 answers.to = key.to
             }
-            if key.to == answers.to { answers.byKey[key] = built }
+            answers.byKey[key] = built
             return superseded
         }
         _ = consume superseded
@@ -87,8 +88,7 @@ final class AnswerCache: Sendable {
                     return nil
                 }
             }
-            defer { patches[new.name] = Patches(to: new.version, byFrom: [old.version: patch]) }
-            return patches[new.name]
+            return patches.updateValue(Patches(to: new.version, byFrom: [old.version: patch]), forKey: new.name)
         }
         _ = consume superseded
         return patch

@@ -75,21 +75,18 @@ struct ResumeQueueTests {
     @Test func pacedBatchesWaitTheGapAndGatherWhatArrivedMeanwhile() throws {
         let queue = try #require(ResumeQueue())
         let gap: Int64 = 200_000_000
-        let batches = Mutex<[(at: ContinuousClock.Instant, items: [Int])]>([])
-        let lastAt = Mutex<ContinuousClock.Instant?>(nil)
-        let started = queue.start(pacing: { _ in gap }) { connection in
-            let now = ContinuousClock.now
-            let number = Int(bitPattern: UnsafeRawPointer(connection.pointer)) - 1
-            batches.withLock { batches in
-                // Items performed within a millisecond of the previous one belong to the same batch.
-                if let previous = lastAt.withLock({ $0 }), now - previous < .milliseconds(1), !batches.isEmpty {
-                    batches[batches.count - 1].items.append(number)
-                } else {
-                    batches.append((at: now, items: [number]))
-                }
-            }
-            lastAt.withLock { $0 = now }
-        }
+        // The pacing closure runs once after each batch, with its size: it marks the batches' ends.
+        let batches = Mutex<[(size: Int, endedAt: ContinuousClock.Instant)]>([])
+        let performedAt = Mutex<[Int: ContinuousClock.Instant]>([:])
+        let started = queue.start(
+            pacing: { size in
+                batches.withLock { $0.append((size, ContinuousClock.now)) }
+                return gap
+            },
+            performing: { connection in
+                let number = Int(bitPattern: UnsafeRawPointer(connection.pointer)) - 1
+                performedAt.withLock { $0[number] = ContinuousClock.now }
+            })
         #expect(started)
         let firstAdded = ContinuousClock.now
         #expect(queue.add(Self.handle(0)))
@@ -97,14 +94,18 @@ struct ResumeQueueTests {
         while batches.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(100) }
         for index in 1...20 { #expect(queue.add(Self.handle(index))) }
         while batches.withLock({ $0.count < 2 }) && ContinuousClock.now < deadline { usleep(100) }
-        usleep(20_000)  // Anything the second batch would still take.
         queue.stop()
         let recorded = batches.withLock { $0 }
-        try #require(recorded.count == 2, "expected two batches, got \(recorded.map(\.items))")
-        #expect(recorded[0].items == [0])
-        #expect(recorded[1].items == Array(1...20))
+        let performed = performedAt.withLock { $0 }
+        try #require(recorded.count == 2, "expected two batches, got sizes \(recorded.map(\.size))")
+        #expect(recorded.map(\.size) == [1, 20])
+        #expect(performed.count == 21)
         // The first item had no batch before it, so it did not wait for a gap (a generous bound for a busy host).
-        #expect(recorded[0].at - firstAdded < .milliseconds(150))
-        #expect(recorded[1].at - recorded[0].at >= .nanoseconds(gap))
+        let first = try #require(performed[0])
+        #expect(first - firstAdded < .milliseconds(150))
+        for index in 1...20 {
+            let at = try #require(performed[index])
+            #expect(at - recorded[0].endedAt >= .nanoseconds(gap), "item \(index) did not wait for the gap")
+        }
     }
 }
