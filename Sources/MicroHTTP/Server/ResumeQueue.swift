@@ -135,24 +135,18 @@ final class ResumeQueue: Sendable {
             }
             guard !batch.isEmpty else { continue }  // A wake-up for a batch already taken: no walk to pace.
             for item in batch { perform(item) }
-            nextBatchAt = Self.nanoseconds() + max(pacing(batch.count), 0)
+            nextBatchAt = MonotonicClock.nanoseconds() + max(pacing(batch.count), 0)
             batch.removeAll(keepingCapacity: true)
         }
     }
 
     /// Sleeps until the monotonic clock reads `deadline` (at once if it has passed).
     private static func sleep(until deadline: Int64) {
-        var remaining = deadline - nanoseconds()
+        var remaining = deadline - MonotonicClock.nanoseconds()
         while remaining > 0 {
             var pause = timespec(tv_sec: Int(remaining / 1_000_000_000), tv_nsec: Int(remaining % 1_000_000_000))
             _ = nanosleep(&pause, nil)  // Interrupted by a signal: sleep the rest.
-            remaining = deadline - nanoseconds()
+            remaining = deadline - MonotonicClock.nanoseconds()
         }
-    }
-
-    private static func nanoseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 }

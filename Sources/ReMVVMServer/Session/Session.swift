@@ -1,3 +1,4 @@
+import MicroHTTP
 import ReMVVM
 import Synchronization
 
