@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Glibc
 
 /// Monotonic time as plain nanoseconds, read once per request.
