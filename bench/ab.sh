@@ -54,14 +54,14 @@ measure() {
 say "== A/B, $scenario: A=$1 B=$2, $BENCH_REPEAT rounds"
 declare -A first cpu
 first[A]="" first[B]="" cpu[A]="" cpu[B]=""
+cpu_unit="ms"
+[ "$scenario" = dispatch ] && cpu_unit="µs per request"
 for round in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
     for side in A B; do
         binary=$1
         [ "$side" = B ] && binary=$2
         measure "$binary"
-        cpu_unit="µs per request"
-        [ "$scenario" = dispatch ] || cpu_unit="ms"
         note "round $round $side: $VALUE${CPU:+ (server CPU $CPU $cpu_unit)}"
         first[$side]+=" $VALUE"
         cpu[$side]+=" $CPU"

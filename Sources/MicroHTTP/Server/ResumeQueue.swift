@@ -18,7 +18,7 @@ import Synchronization
 /// they cost libmicrohttpd a walk of thousands of connections almost per answer. A change answering 10,000
 /// polls on one session comes in batches of hundreds, which need no pacing.
 ///
-/// What resuming means is passed to ``start(performing:)``, so the batching can be tested without a daemon.
+/// What resuming means is passed to ``start(pacing:performing:)``, so the batching can be tested without a daemon.
 final class ResumeQueue: Sendable {
     typealias Item = ConnectionHandle
 

@@ -31,7 +31,7 @@ final class AnswerCache: Sendable {
     }
 
     /// Most entries kept for one version: distinct cursors and view selections seldom come close.
-    static let capacity = 64
+    private static let capacity = 64
     private let answers = Mutex(Answers())
     private let patches = Mutex<[String: Patches]>([:])
 

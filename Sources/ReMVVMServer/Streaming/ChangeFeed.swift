@@ -41,12 +41,12 @@ struct ChangeFeed {
         var event: [UInt8] { sharedEvent.bytes }
         private let sharedEvent: LazyEvent
 
-        init(body: [UInt8], to: Cursor, hasChanges: Bool, reset: ResetReason?) {
+        /// `version` is the cursor of `to` as written in the body, so it is written once per answer.
+        init(body: [UInt8], to: UInt64, version: String, hasChanges: Bool, reset: ResetReason?) {
             self.body = body
-            self.to = to.number
+            self.to = to
             self.hasChanges = hasChanges
             self.reset = reset
-            let version = to.description
             // Shared: the transport builds its libmicrohttpd form once for every waiter it answers.
             response = HTTPResponse(status: 200, headers: API.versionedHeaders(version: version), body: .bytes(body))
                 .shared()
@@ -101,22 +101,22 @@ struct ChangeFeed {
                 case .full: changes.append((new.name, try new.jsonBytes()))
                 }
             }
-            let to = session.cursor(state.version)
+            let to = session.cursor(state.version).description
             let body = Self.body(
-                [("from", Self.string(since.description)), ("to", Self.string(to.description))],
+                [("from", Self.string(since.description)), ("to", Self.string(to))],
                 views: changes, as: form == .patch ? "patch" : "full")
-            return Answer(body: body, to: to, hasChanges: !changes.isEmpty, reset: nil)
+            return Answer(body: body, to: state.version, version: to, hasChanges: !changes.isEmpty, reset: nil)
         }
     }
 
     /// The full views at the current version (a client with no cursor).
     func snapshot() throws(ViewEncodingError) -> Answer {
         let (version, snapshots) = session.store.views(views)
-        let to = session.cursor(version)
+        let to = session.cursor(version).description
         let body = Self.body(
-            [("from", Array("null".utf8)), ("to", Self.string(to.description))],
+            [("from", Array("null".utf8)), ("to", Self.string(to))],
             views: try Self.full(snapshots), as: "full")
-        return Answer(body: body, to: to, hasChanges: true, reset: nil)
+        return Answer(body: body, to: version, version: to, hasChanges: true, reset: nil)
     }
 
     /// `{"version", "views": {name: viewModel}}` at the current version, and that version.
@@ -131,14 +131,14 @@ struct ChangeFeed {
     /// Full views with the reason the client's cursor could not be continued.
     func reset(_ reason: ResetReason) throws(ViewEncodingError) -> Answer {
         let (version, snapshots) = session.store.views(views)
-        let to = session.cursor(version)
+        let to = session.cursor(version).description
         let body = Self.body(
             [
                 ("reason", Self.string(reason.rawValue)), ("reset", Array("true".utf8)),
-                ("to", Self.string(to.description)),
+                ("to", Self.string(to)),
             ],
             views: try Self.full(snapshots), as: "full")
-        return Answer(body: body, to: to, hasChanges: true, reset: reason)
+        return Answer(body: body, to: version, version: to, hasChanges: true, reset: reason)
     }
 
     /// `{<fields>,"views":{"<name>":{"<kind>":<value>},...}}`, written straight into bytes. The fields must
