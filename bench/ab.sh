@@ -10,7 +10,8 @@
 # Single changes move the figures less than this shared machine's noise does, so a change is judged by
 # running both builds in turns, in one invocation, with a fresh server for every measurement. Build a
 # "before" binary first, e.g. `git stash; swift build -c release -Xswiftc -cross-module-optimization
-# --product remvvm-server --scratch-path .build-bench; cp .build-bench/release/remvvm-server /tmp/a`.
+# --static-swift-stdlib --product remvvm-server --scratch-path .build-bench;
+# cp .build-bench/release/remvvm-server /tmp/a`.
 source "$(dirname "$0")/lib.sh"
 
 [ $# -eq 3 ] || die "usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many|sse"

@@ -155,9 +155,10 @@ build_server() {
         SERVER_BIN=$REMVVM_SERVER
         return
     fi
-    say "building $product (release, cross-module optimization, scratch path .build-bench)"
-    (cd "$REPO_DIR" && swift build -c release -Xswiftc -cross-module-optimization --product "$product" \
-        --scratch-path "$SCRATCH" >"$LOGS/build-$product.log" 2>&1) \
+    # The Dockerfile's build: release, cross-module optimization, the Swift runtime linked statically.
+    say "building $product (release, cross-module optimization, static Swift runtime, scratch path .build-bench)"
+    (cd "$REPO_DIR" && swift build -c release -Xswiftc -cross-module-optimization --static-swift-stdlib \
+        --product "$product" --scratch-path "$SCRATCH" >"$LOGS/build-$product.log" 2>&1) \
         || { tail -30 "$LOGS/build-$product.log" >&2; die "swift build of $product failed"; }
     [ "$product" = remvvm-server ] && SERVER_BIN="$SCRATCH/release/remvvm-server"
     return 0

@@ -4,8 +4,9 @@ import ReMVVM
 
 // In-process dispatch throughput of the store core (release build):
 //   swift run -c release remvvm-bench [iterations]
-//   (add `-Xswiftc -cross-module-optimization`, as `make bench` does, so the generic store
-//   specializes for the app's state type across the module boundary)
+//   (add `-Xswiftc -cross-module-optimization --static-swift-stdlib`, as `make bench` does, so the
+//   generic store specializes for the app's state type across the module boundary and calls into
+//   the Swift runtime directly)
 //   swift run -c release remvvm-bench 1000000 "counter store"   runs only matching scenarios
 //   swift run -c release remvvm-bench 1000000 micro   one view encoding and one action decoding (ns/op)
 //   swift run -c release remvvm-bench 1000000 api     the API handler's dispatch path without transport
