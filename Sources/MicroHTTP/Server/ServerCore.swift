@@ -41,11 +41,12 @@ final class ServerCore: Sendable {
 
     /// The least time, in nanoseconds, after a resume batch of `batch` connections before the next, with
     /// `suspended` connections parked: none after a batch of 32 or more, whose walk is already shared;
-    /// otherwise 100 ns per parked connection, at most 2 ms. With 10,000 parked a lone answer waits at most
-    /// 1 ms; with 100, 10 µs.
+    /// otherwise 400 ns per parked connection, at most 4 ms. libmicrohttpd walks every suspended connection
+    /// once per loop with a resume, so this keeps the walk's cost per answer about constant: with 10,000
+    /// parked a lone answer waits at most 4 ms (a long-poll answer, not a dispatch); with 100, 40 µs.
     static func resumePacing(batch: Int, suspended: Int) -> Int64 {
         guard batch < 32 else { return 0 }
-        return min(Int64(max(suspended, 0)) * 100, 2_000_000)
+        return min(Int64(max(suspended, 0)) * 400, 4_000_000)
     }
 
     /// Connections currently suspended (parked requests and idle streams).

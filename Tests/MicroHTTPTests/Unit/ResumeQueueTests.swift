@@ -108,4 +108,19 @@ struct ResumeQueueTests {
             #expect(at - recorded[0].endedAt >= .nanoseconds(gap), "item \(index) did not wait for the gap")
         }
     }
+
+    /// The server's pacing rule: a batch of 32 or more already shares libmicrohttpd's walk and waits for
+    /// nothing; a smaller one waits in proportion to the parked connections the walk visits, up to a cap
+    /// that bounds the latency a lone answer pays.
+    @Test func serverPacingGrowsWithParkedConnectionsUpToItsCap() {
+        #expect(ServerCore.resumePacing(batch: 32, suspended: 10_000) == 0)
+        #expect(ServerCore.resumePacing(batch: 1, suspended: 0) == 0)
+        let few = ServerCore.resumePacing(batch: 1, suspended: 100)
+        let many = ServerCore.resumePacing(batch: 31, suspended: 5_000)
+        #expect(few > 0)
+        #expect(few < many)
+        let capped = ServerCore.resumePacing(batch: 1, suspended: 1_000_000)
+        #expect(capped == ServerCore.resumePacing(batch: 1, suspended: 100_000_000))
+        #expect(capped <= 4_000_000)
+    }
 }
