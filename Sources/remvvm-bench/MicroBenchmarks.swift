@@ -11,7 +11,9 @@ import ReMVVM
 ///   the body of nearly every dispatch;
 /// - the three steps of a long-poll's patch for that view (`AnswerCache.patch`): the new view model as a
 ///   `JSONValue` tree (what `ViewSnapshot.json()` makes once per snapshot), the RFC 6902 diff of two trees,
-///   and the patch written as bytes.
+///   and the patch written as bytes: the path it takes when a snapshot's bytes cannot be read directly;
+/// - "micro: counter patch, from the serialized views": the same patch made from the two snapshots' JSON
+///   bytes (`JSONPatch.serializedDiff`), the path it takes otherwise.
 func runMicroBenchmarks(iterations: Int) throws {
     let viewModel: any ViewModel = CounterViewModel(5)
     _ = try Benchmark(name: "micro: encode counter view", iterations: iterations).run { count in
@@ -33,5 +35,10 @@ func runMicroBenchmarks(iterations: Int) throws {
     let patch = JSONPatch.diff(from: old, to: new)
     _ = Benchmark(name: "micro: counter patch, written as bytes", iterations: iterations).run { count in
         for _ in 0..<count { _ = patch.serialized() }
+    }
+    let oldBytes = old.serialized()
+    let newBytes = new.serialized()
+    _ = Benchmark(name: "micro: counter patch, from the serialized views", iterations: iterations).run { count in
+        for _ in 0..<count { _ = JSONPatch.serializedDiff(fromSerialized: oldBytes, to: newBytes) }
     }
 }

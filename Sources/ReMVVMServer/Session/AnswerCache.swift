@@ -79,7 +79,13 @@ final class AnswerCache: Sendable {
             return kept.byFrom[old.version]
         }
         if let cached { return cached }
-        let patch = JSONPatch.diff(from: try old.json(), to: try new.json()).serialized()
+        // Straight from the snapshots' bytes (the answers have written them already); trees only as a fallback.
+        let patch: [UInt8]
+        if let direct = JSONPatch.serializedDiff(fromSerialized: try old.jsonBytes(), to: try new.jsonBytes()) {
+            patch = direct
+        } else {
+            patch = JSONPatch.diff(from: try old.json(), to: try new.json()).serialized()
+        }
         let superseded = patches.withLock { patches -> Patches? in
             if let kept = patches[new.name] {
                 if kept.to > new.version { return nil }  // A later snapshot came meanwhile: not worth keeping.

@@ -18,3 +18,15 @@ extension JSONPatch {
         return JSONPatch(operations: differ.operations)
     }
 }
+
+extension JSONPatch {
+    /// The serialized patch from one document to another, both given in this library's compact serialization
+    /// (``JSONValue/serialized()``, ``ViewSnapshot/jsonBytes()``), made without parsing either into a tree.
+    ///
+    /// It writes the bytes `diff(from:to:).serialized()` writes for the parsed documents, except that strings
+    /// equal only under Unicode canonical equivalence, and `0.0` against `-0.0`, count as changed. Returns nil
+    /// when either document is not in that form (whitespace, another escape style); diff the trees then.
+    public static func serializedDiff(fromSerialized old: [UInt8], to new: [UInt8]) -> [UInt8]? {
+        CanonicalJSONDiffer.patch(from: old, to: new)
+    }
+}

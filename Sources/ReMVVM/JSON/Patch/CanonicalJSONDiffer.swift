@@ -1,0 +1,240 @@
+/// `JSONPatch.diff` run on two documents in this library's compact serialization, without building either
+/// tree: the operations are written straight into bytes, their values copied from the new document.
+///
+/// It follows ``JSONPatchDiffer`` rule for rule (the same member and element order, the same size estimates
+/// deciding when a container is replaced whole), so it writes the bytes `diff(from:to:).serialized()` would.
+/// Values are compared by their bytes, which for the canonical form is value equality, except for strings
+/// equal only under Unicode canonical equivalence and for `0.0` against `-0.0`: those count as changed here.
+///
+/// Reading relies on the canonical form (no whitespace, keys sorted by their UTF-8, only the escapes
+/// `JSONValue.serialize` writes); anything else makes it give up (`nil`) rather than guess.
+struct CanonicalJSONDiffer: ~Copyable {
+    private let old: UnsafeBufferPointer<UInt8>
+    private let new: UnsafeBufferPointer<UInt8>
+    /// `[` and the operations so far, comma-separated.
+    private(set) var output: [UInt8]
+    /// Each operation's start in `output` (its separating comma included), and the estimated size of the
+    /// operations up to and including it, as ``JSONPatchDiffer`` counts it.
+    private var operations: [(start: Int, cumulativeCost: Int)] = []
+    /// The current location as it is written in a patch: each token pointer-escaped, then JSON-escaped.
+    private var path: [UInt8] = []
+    /// ``JSONPatchDiffer``'s path cost: the unescaped length of every token plus one.
+    private var pathCost = 0
+    /// The members or elements of the containers being compared, one level after the other (a stack: each
+    /// level appends its own and removes them when done), so no level allocates lists of its own.
+    private var ranges: [Range<Int>] = []
+
+    private static let operationOverhead = 34
+
+    private init(old: UnsafeBufferPointer<UInt8>, new: UnsafeBufferPointer<UInt8>) {
+        self.old = old
+        self.new = new
+        output = [UInt8(ascii: "[")]
+        output.reserveCapacity(64)
+        operations.reserveCapacity(4)
+        path.reserveCapacity(32)
+        ranges.reserveCapacity(16)
+    }
+
+    /// The patch document turning `old` into `new`, or nil when either is not in the canonical form.
+    static func patch(from old: [UInt8], to new: [UInt8]) -> [UInt8]? {
+        old.withUnsafeBufferPointer { old in
+            new.withUnsafeBufferPointer { new in
+                guard let oldEnd = CanonicalJSONScanner(old).valueEnd(from: 0), oldEnd == old.count,
+                    let newEnd = CanonicalJSONScanner(new).valueEnd(from: 0), newEnd == new.count
+                else { return nil }
+                var differ = CanonicalJSONDiffer(old: old, new: new)
+                differ.diff(0..<oldEnd, 0..<newEnd)
+                differ.output.append(UInt8(ascii: "]"))
+                return differ.output
+            }
+        }
+    }
+
+    // MARK: - The rules of JSONPatchDiffer
+
+    /// Appends the operations turning `oldValue` into `newValue` at the current location.
+    private mutating func diff(_ oldValue: Range<Int>, _ newValue: Range<Int>) {
+        if CanonicalJSONScanner.equal(old, oldValue, new, newValue) { return }
+        switch (old[oldValue.lowerBound], new[newValue.lowerBound]) {
+        case (UInt8(ascii: "{"), UInt8(ascii: "{")):
+            let start = operations.count
+            diffObjects(oldValue, newValue)
+            replaceIfCheaper(since: start, with: newValue)
+        case (UInt8(ascii: "["), UInt8(ascii: "[")):
+            let start = operations.count
+            diffArrays(oldValue, newValue)
+            replaceIfCheaper(since: start, with: newValue)
+        default:
+            emit("replace", value: newValue)
+        }
+    }
+
+    /// Members missing from `new` removed, changed ones diffed, new ones added: each group in name order,
+    /// found by merging the two (sorted) member lists three times.
+    private mutating func diffObjects(_ oldObject: Range<Int>, _ newObject: Range<Int>) {
+        // Names and values alternate in `ranges`: the old object's from `base`, the new one's from `middle`.
+        let base = ranges.count
+        CanonicalJSONScanner(old).appendMembers(of: oldObject, to: &ranges)
+        let middle = ranges.count
+        CanonicalJSONScanner(new).appendMembers(of: newObject, to: &ranges)
+        let end = ranges.count
+        defer { ranges.removeSubrange(base...) }
+        for pass in Pass.allCases {
+            var oldIndex = base
+            var newIndex = middle
+            while oldIndex < middle || newIndex < end {
+                let order =
+                    oldIndex == middle
+                    ? 1
+                    : newIndex == end
+                        ? -1 : CanonicalJSONScanner.compareKeys(old, ranges[oldIndex], new, ranges[newIndex])
+                switch (pass, order) {
+                case (.removed, ..<0):
+                    let token = pushKey(ranges[oldIndex], in: old)
+                    emit("remove", value: nil)
+                    popToken(token)
+                case (.added, 1...):
+                    let token = pushKey(ranges[newIndex], in: new)
+                    emit("add", value: ranges[newIndex + 1])
+                    popToken(token)
+                case (.changed, 0):
+                    let token = pushKey(ranges[newIndex], in: new)
+                    diff(ranges[oldIndex + 1], ranges[newIndex + 1])
+                    popToken(token)
+                default:
+                    break
+                }
+                if order <= 0 { oldIndex += 2 }
+                if order >= 0 { newIndex += 2 }
+            }
+        }
+    }
+
+    private enum Pass: CaseIterable {
+        case removed, changed, added
+    }
+
+    /// The common prefix and suffix kept, the elements between diffed pairwise, the rest added or removed.
+    private mutating func diffArrays(_ oldArray: Range<Int>, _ newArray: Range<Int>) {
+        let base = ranges.count
+        CanonicalJSONScanner(old).appendElements(of: oldArray, to: &ranges)
+        let oldCount = ranges.count - base
+        CanonicalJSONScanner(new).appendElements(of: newArray, to: &ranges)
+        let newCount = ranges.count - base - oldCount
+        defer { ranges.removeSubrange(base...) }
+        let oldElement = { (index: Int) in base + index }
+        let newElement = { (index: Int) in base + oldCount + index }
+        let shorter = min(oldCount, newCount)
+        var prefix = 0
+        while prefix < shorter
+            && CanonicalJSONScanner.equal(old, ranges[oldElement(prefix)], new, ranges[newElement(prefix)])
+        {
+            prefix += 1
+        }
+        var suffix = 0
+        while suffix < shorter - prefix
+            && CanonicalJSONScanner.equal(
+                old, ranges[oldElement(oldCount - 1 - suffix)], new, ranges[newElement(newCount - 1 - suffix)])
+        {
+            suffix += 1
+        }
+        let oldMiddle = oldCount - suffix - prefix
+        let newMiddle = newCount - suffix - prefix
+        let paired = min(oldMiddle, newMiddle)
+        for index in prefix..<(prefix + paired) {
+            let token = pushIndex(index)
+            diff(ranges[oldElement(index)], ranges[newElement(index)])
+            popToken(token)
+        }
+        for index in (prefix + paired)..<(prefix + newMiddle) {
+            let token = pushIndex(index)
+            emit("add", value: ranges[newElement(index)])
+            popToken(token)
+        }
+        for index in ((prefix + paired)..<(prefix + oldMiddle)).reversed() {
+            let token = pushIndex(index)
+            emit("remove", value: nil)
+            popToken(token)
+        }
+    }
+
+    /// Swaps the operations since `start` for one `replace` of the current location when that is estimated
+    /// to be smaller, with ``JSONPatchDiffer``'s estimates.
+    private mutating func replaceIfCheaper(since start: Int, with newValue: Range<Int>) {
+        guard operations.count - start >= 2 else { return }
+        let operationsCost = cumulativeCost(before: operations.count) - cumulativeCost(before: start)
+        let budget = operationsCost - (Self.operationOverhead + pathCost)
+        guard budget > 0, CanonicalJSONScanner(new).estimatedSize(of: newValue, limit: budget) < budget else {
+            return
+        }
+        output.removeSubrange(operations[start].start...)
+        operations.removeSubrange(start...)
+        emit("replace", value: newValue)
+    }
+
+    private func cumulativeCost(before index: Int) -> Int {
+        index == 0 ? 0 : operations[index - 1].cumulativeCost
+    }
+
+    /// Writes `{"op":…,"path":…[,"value":…]}` with the value's bytes copied from the new document.
+    private mutating func emit(_ operation: StaticString, value: Range<Int>?) {
+        let start = output.count
+        if output.count > 1 { output.append(UInt8(ascii: ",")) }
+        output += #"{"op":""#.utf8
+        output.append(contentsOf: UnsafeBufferPointer(start: operation.utf8Start, count: operation.utf8CodeUnitCount))
+        output += #"","path":""#.utf8
+        output += path
+        output.append(UInt8(ascii: "\""))
+        var valueCost = 0
+        if let value {
+            output += #","value":"#.utf8
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: new[value]))
+            valueCost = CanonicalJSONScanner(new).estimatedSize(of: value, limit: .max)
+        }
+        output.append(UInt8(ascii: "}"))
+        let cost = cumulativeCost(before: operations.count) + Self.operationOverhead + pathCost + valueCost
+        operations.append((start, cost))
+    }
+
+    // MARK: - The path
+
+    /// Where a token starts in `path` (its `/` included), and its unescaped length: what `popToken` undoes.
+    private typealias Token = (start: Int, length: Int)
+
+    /// Appends a member name, given as its escaped bytes between the quotes in `document`.
+    ///
+    /// `~` and `/` are never JSON-escaped and no JSON escape contains them, so pointer-escaping the escaped
+    /// bytes gives the JSON escape of the pointer-escaped name, which is what a patch carries.
+    private mutating func pushKey(_ key: Range<Int>, in document: UnsafeBufferPointer<UInt8>) -> Token {
+        let token = (start: path.count, length: CanonicalJSONScanner.unescapedLength(of: key, in: document))
+        path.append(UInt8(ascii: "/"))
+        let name = document[key]
+        if name.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
+            for byte in name {
+                switch byte {
+                case UInt8(ascii: "~"): path += "~0".utf8
+                case UInt8(ascii: "/"): path += "~1".utf8
+                default: path.append(byte)
+                }
+            }
+        } else {
+            path.append(contentsOf: UnsafeBufferPointer(rebasing: name))
+        }
+        pathCost += token.length + 1
+        return token
+    }
+
+    private mutating func pushIndex(_ index: Int) -> Token {
+        let start = path.count
+        path.append(UInt8(ascii: "/"))
+        path += String(index).utf8
+        pathCost += path.count - start
+        return (start, path.count - start - 1)
+    }
+
+    private mutating func popToken(_ token: Token) {
+        pathCost -= token.length + 1
+        path.removeSubrange(token.start...)
+    }
+}

@@ -1,0 +1,272 @@
+/// Finds the values in a document in this library's compact serialization by their byte ranges, for
+/// ``CanonicalJSONDiffer``. It accepts only that form: no whitespace, object members sorted by name with no
+/// name twice, and in strings only the escapes `JSONValue.serialize` writes (`\"`, `\\`, `\b`, `\t`, `\n`,
+/// `\f`, `\r`, and `\u00XX` for other control characters). Anything else gives nil, so once `valueEnd`
+/// accepted a document the differ relies on the form without checking again.
+struct CanonicalJSONScanner {
+    private let bytes: UnsafeBufferPointer<UInt8>
+
+    /// Deeper documents are left to the tree differ.
+    private static let maximumDepth = 256
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// Where the value starting at `start` ends, checking everything inside it; nil if it is malformed.
+    func valueEnd(from start: Int, depth: Int = 0) -> Int? {
+        guard start < bytes.count, depth < Self.maximumDepth else { return nil }
+        switch bytes[start] {
+        case UInt8(ascii: "{"):
+            var index = start + 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { return index + 1 }
+            var previousKey: Range<Int>?
+            while true {
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let keyEnd = stringEnd(from: index),
+                    keyEnd < bytes.count, bytes[keyEnd] == UInt8(ascii: ":"),
+                    let valueEnd = valueEnd(from: keyEnd + 1, depth: depth + 1), valueEnd < bytes.count
+                else { return nil }
+                // Names strictly increasing, as serialization sorts them (and no name twice).
+                let key = (index + 1)..<(keyEnd - 1)
+                if let previousKey, Self.compareKeys(bytes, previousKey, bytes, key) >= 0 { return nil }
+                previousKey = key
+                if bytes[valueEnd] == UInt8(ascii: "}") { return valueEnd + 1 }
+                guard bytes[valueEnd] == UInt8(ascii: ",") else { return nil }
+                index = valueEnd + 1
+            }
+        case UInt8(ascii: "["):
+            var index = start + 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { return index + 1 }
+            while true {
+                guard let elementEnd = valueEnd(from: index, depth: depth + 1), elementEnd < bytes.count else {
+                    return nil
+                }
+                if bytes[elementEnd] == UInt8(ascii: "]") { return elementEnd + 1 }
+                guard bytes[elementEnd] == UInt8(ascii: ",") else { return nil }
+                index = elementEnd + 1
+            }
+        case UInt8(ascii: "\""):
+            return stringEnd(from: start)
+        case UInt8(ascii: "t"):
+            return literalEnd("true", from: start)
+        case UInt8(ascii: "f"):
+            return literalEnd("false", from: start)
+        case UInt8(ascii: "n"):
+            return literalEnd("null", from: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            var index = start + 1
+            while index < bytes.count, Self.isNumberByte(bytes[index]) { index += 1 }
+            return index
+        default:
+            return nil
+        }
+    }
+
+    /// Appends the members of the (already checked) object at `object` to `ranges`: each name's bytes
+    /// between its quotes, then its value.
+    func appendMembers(of object: Range<Int>, to ranges: inout [Range<Int>]) {
+        var index = object.lowerBound + 1
+        guard index < object.upperBound - 1 else { return }
+        while index < object.upperBound, let keyEnd = stringEnd(from: index), let valueEnd = valueEnd(from: keyEnd + 1)
+        {
+            ranges.append((index + 1)..<(keyEnd - 1))
+            ranges.append((keyEnd + 1)..<valueEnd)
+            index = valueEnd + 1  // Past the `,` or the closing `}`.
+        }
+    }
+
+    /// Appends the element ranges of the (already checked) array at `array` to `ranges`.
+    func appendElements(of array: Range<Int>, to ranges: inout [Range<Int>]) {
+        var index = array.lowerBound + 1
+        guard index < array.upperBound - 1 else { return }
+        while index < array.upperBound, let end = valueEnd(from: index) {
+            ranges.append(index..<end)
+            index = end + 1
+        }
+    }
+
+    /// Orders two member names (their escaped bytes) by the UTF-8 of their text, as serialization sorts them.
+    static func compareKeys(
+        _ left: UnsafeBufferPointer<UInt8>, _ leftKey: Range<Int>,
+        _ right: UnsafeBufferPointer<UInt8>, _ rightKey: Range<Int>
+    ) -> Int {
+        let escape = UInt8(ascii: "\\")
+        let common = min(leftKey.count, rightKey.count)
+        for offset in 0..<common {
+            let (leftByte, rightByte) = (left[leftKey.lowerBound + offset], right[rightKey.lowerBound + offset])
+            // An escape stands for a byte that sorts elsewhere: compare the texts from here on.
+            if leftByte == escape || rightByte == escape {
+                return compare(
+                    unescaped(left[(leftKey.lowerBound + offset)..<leftKey.upperBound]),
+                    unescaped(right[(rightKey.lowerBound + offset)..<rightKey.upperBound]))
+            }
+            if leftByte != rightByte { return leftByte < rightByte ? -1 : 1 }
+        }
+        return leftKey.count == rightKey.count ? 0 : (leftKey.count < rightKey.count ? -1 : 1)
+    }
+
+    private static func compare(_ left: [UInt8], _ right: [UInt8]) -> Int {
+        for (leftByte, rightByte) in zip(left, right) where leftByte != rightByte {
+            return leftByte < rightByte ? -1 : 1
+        }
+        return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+    }
+
+    /// Whether two ranges hold the same bytes.
+    static func equal(
+        _ left: UnsafeBufferPointer<UInt8>, _ leftRange: Range<Int>,
+        _ right: UnsafeBufferPointer<UInt8>, _ rightRange: Range<Int>
+    ) -> Bool {
+        guard leftRange.count == rightRange.count else { return false }
+        for offset in 0..<leftRange.count
+        where left[leftRange.lowerBound + offset] != right[rightRange.lowerBound + offset] {
+            return false
+        }
+        return true
+    }
+
+    /// `JSONPatchDiffer.estimatedSize(of:limit:)` of the (already checked) value at `value`, counting no
+    /// further than just past `limit`.
+    func estimatedSize(of value: Range<Int>, limit: Int) -> Int {
+        switch bytes[value.lowerBound] {
+        case UInt8(ascii: "n"), UInt8(ascii: "t"):
+            return 4
+        case UInt8(ascii: "f"):
+            return 5
+        case UInt8(ascii: "\""):
+            return Self.unescapedLength(of: (value.lowerBound + 1)..<(value.upperBound - 1), in: bytes) + 2
+        case UInt8(ascii: "{"):
+            var size = 2
+            var index = value.lowerBound + 1
+            guard index < value.upperBound - 1 else { return size }
+            while index < value.upperBound, size <= limit {
+                guard let keyEnd = stringEnd(from: index), let valueEnd = valueEnd(from: keyEnd + 1) else { break }
+                let memberLimit = limit - size  // As the tree's estimate: the limit before the name counts.
+                size += Self.unescapedLength(of: (index + 1)..<(keyEnd - 1), in: bytes) + 4
+                size += estimatedSize(of: (keyEnd + 1)..<valueEnd, limit: memberLimit)
+                index = valueEnd + 1
+            }
+            return size
+        case UInt8(ascii: "["):
+            var size = 2
+            var index = value.lowerBound + 1
+            guard index < value.upperBound - 1 else { return size }
+            while index < value.upperBound, size <= limit {
+                guard let end = valueEnd(from: index) else { break }
+                size += estimatedSize(of: index..<end, limit: limit - size) + 1
+                index = end + 1
+            }
+            return size
+        default:
+            // A number: integers are estimated at their length, doubles (written with `.` or `e`) at 12.
+            let isDouble = bytes[value].contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
+            return isDouble ? 12 : value.count
+        }
+    }
+
+    /// The length in UTF-8 of the text a string's escaped bytes (between the quotes) stand for.
+    static func unescapedLength(of escaped: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var length = escaped.count
+        var index = escaped.lowerBound
+        while index < escaped.upperBound {
+            if bytes[index] == UInt8(ascii: "\\") {
+                let isUnicode = bytes[index + 1] == UInt8(ascii: "u")
+                length -= isUnicode ? 5 : 1
+                index += isUnicode ? 6 : 2
+            } else {
+                index += 1
+            }
+        }
+        return length
+    }
+
+    /// The text a string's escaped bytes stand for, as UTF-8.
+    static func unescaped(_ escaped: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8] {
+        var text: [UInt8] = []
+        text.reserveCapacity(escaped.count)
+        var index = escaped.startIndex
+        while index < escaped.endIndex {
+            let byte = escaped[index]
+            guard byte == UInt8(ascii: "\\") else {
+                text.append(byte)
+                index += 1
+                continue
+            }
+            switch escaped[index + 1] {
+            case UInt8(ascii: "b"): text.append(0x08)
+            case UInt8(ascii: "t"): text.append(0x09)
+            case UInt8(ascii: "n"): text.append(0x0A)
+            case UInt8(ascii: "f"): text.append(0x0C)
+            case UInt8(ascii: "r"): text.append(0x0D)
+            case UInt8(ascii: "u"):
+                text.append(hexValue(escaped[index + 4]) << 4 | hexValue(escaped[index + 5]))
+                index += 6
+                continue
+            case let other: text.append(other)  // `"` or `\`.
+            }
+            index += 2
+        }
+        return text
+    }
+
+    // MARK: - Scanning
+
+    /// Where the string starting at `start` (its opening quote) ends, just past its closing quote.
+    private func stringEnd(from start: Int) -> Int? {
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "\"") else { return nil }
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                return index + 1
+            case UInt8(ascii: "\\"):
+                guard index + 1 < bytes.count else { return nil }
+                switch bytes[index + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "b"), UInt8(ascii: "t"), UInt8(ascii: "n"),
+                    UInt8(ascii: "f"), UInt8(ascii: "r"):
+                    index += 2
+                case UInt8(ascii: "u"):
+                    // Only a control character below U+0020, as `\u00XX` with lowercase hex digits.
+                    guard index + 5 < bytes.count, bytes[index + 2] == UInt8(ascii: "0"),
+                        bytes[index + 3] == UInt8(ascii: "0"),
+                        bytes[index + 4] == UInt8(ascii: "0") || bytes[index + 4] == UInt8(ascii: "1"),
+                        Self.isLowercaseHexDigit(bytes[index + 5])
+                    else { return nil }
+                    index += 6
+                default:
+                    return nil
+                }
+            case 0..<0x20:
+                return nil
+            default:
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    private func literalEnd(_ literal: StaticString, from start: Int) -> Int? {
+        let count = literal.utf8CodeUnitCount
+        guard start + count <= bytes.count else { return nil }
+        for offset in 0..<count where bytes[start + offset] != literal.utf8Start[offset] { return nil }
+        return start + count
+    }
+
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"),
+            UInt8(ascii: "+"), UInt8(ascii: "-"):
+            true
+        default:
+            false
+        }
+    }
+
+    private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8 {
+        digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10
+    }
+}

@@ -1,0 +1,78 @@
+import ReMVVM
+import Testing
+
+@Suite("JSONPatch.serializedDiff(fromSerialized:to:)")
+struct SerializedDiffTests {
+    /// The patch from the trees, serialized: what the byte differ must write, byte for byte.
+    private static func treeDiff(_ old: JSONValue, _ new: JSONValue) -> String {
+        JSONPatch.diff(from: old, to: new).jsonValue.jsonString
+    }
+
+    private static func byteDiff(_ old: JSONValue, _ new: JSONValue) -> String? {
+        JSONPatch.serializedDiff(fromSerialized: old.serialized(), to: new.serialized())
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @Test(arguments: JSONPatchDiffTests.expectedDiffs)
+    func writesWhatTheTreeDifferWrites(_ old: JSONValue, _ new: JSONValue, expected: JSONPatch) {
+        #expect(Self.byteDiff(old, new) == expected.jsonValue.jsonString)
+    }
+
+    @Test(arguments: [1, 2, 3, 4])
+    func agreesWithTheTreeDifferOnRandomEdits(seed: UInt64) throws {
+        var random = RandomJSON(seed: seed)
+        for round in 0..<1500 {
+            let old = random.value(depth: 4)
+            let new = round.isMultiple(of: 4) ? random.value(depth: 4) : random.edited(old, depth: 4)
+            let bytes = try #require(JSONPatch.serializedDiff(fromSerialized: old.serialized(), to: new.serialized()))
+            #expect(
+                String(decoding: bytes, as: UTF8.self) == Self.treeDiff(old, new),
+                "\(old.jsonString) -> \(new.jsonString)")
+            #expect(try JSONPatch(parsing: JSONValue(parsing: bytes)).apply(to: old) == new)
+        }
+    }
+
+    @Test
+    func equalDocumentsGiveTheEmptyPatch() {
+        var random = RandomJSON(seed: 11)
+        for _ in 0..<300 {
+            let value = random.value(depth: 4)
+            #expect(Self.byteDiff(value, value) == "[]")
+        }
+    }
+
+    /// Names are sorted by their text, not by their escaped bytes: `a"` (`a\"` on the wire) sorts before `a[`.
+    static let escapedNames: [(JSONValue, JSONValue)] = [
+        (["a[": 1, "a\"": 2], ["a[": 1, "a\"": 3, "a": 0]),
+        (["a[": 1, "a\"": 2], ["a[": 5]),
+        (["line\nbreak": "x", "tab\t": [1, 2]], ["line\nbreak": "y", "tab\t": [1, 2, 3], "\u{1}": true]),
+        (["~1": 1, "a/b": 2, "~": ["/": 3]], ["~1": 2, "a/b": 2, "~": ["/": 4, "~0": 5]]),
+        (["x": ["y": "\u{1F}\u{7}q\"\\"]], ["x": ["y": "\u{1F}\u{7}q\"\\!"]]),
+    ]
+
+    @Test(arguments: escapedNames)
+    func escapedNamesSortAndPointAsTheirText(_ old: JSONValue, _ new: JSONValue) throws {
+        #expect(Self.byteDiff(old, new) == Self.treeDiff(old, new))
+        let bytes = try #require(JSONPatch.serializedDiff(fromSerialized: old.serialized(), to: new.serialized()))
+        #expect(try JSONPatch(parsing: JSONValue(parsing: bytes)).apply(to: old) == new)
+    }
+
+    /// Only the canonical form is read; anything else is left to the tree differ.
+    @Test(arguments: [
+        #"{"a": 1}"#, #"{"b":1,"a":2}"#, #"{"a":1,"a":2}"#, #"["\/"]"#, #"["\u00e9"]"#, #"["\u0041"]"#, "[1]x", "",
+        "[1,]", #"{"a":}"#, "tru", #""unterminated"#, "[\"\u{1}\"]", " 1",
+    ])
+    func refusesWhatIsNotTheCanonicalForm(_ text: String) {
+        #expect(JSONPatch.serializedDiff(fromSerialized: Array(text.utf8), to: Array("[]".utf8)) == nil)
+        #expect(JSONPatch.serializedDiff(fromSerialized: Array("[]".utf8), to: Array(text.utf8)) == nil)
+    }
+
+    /// Where bytes and values disagree, the byte differ reports a change; its patch still leads to the new bytes.
+    @Test
+    func countsNegativeZeroAsAChange() throws {
+        let old: JSONValue = ["x": 0.0]
+        let new: JSONValue = ["x": -0.0]
+        #expect(Self.treeDiff(old, new) == "[]")
+        #expect(Self.byteDiff(old, new) == #"[{"op":"replace","path":"/x","value":-0.0}]"#)
+    }
+}
