@@ -3,8 +3,21 @@ import ReMVVMPersistence
 import Synchronization
 
 /// Every live session, by id; the only place sessions are created, found and ended.
+///
+/// Every request looks its session up here, from every worker thread at once, so the sessions are spread
+/// over shards, each behind its own lock, by a hash of the id: two lookups meet on one lock (and one cache
+/// line) only when their sessions share a shard.
 final class SessionRegistry: Sendable {
-    private let sessions = Mutex<[String: Session]>([:])
+    /// One part of the sessions, with its own lock (a separate object, so no two shards share a cache line).
+    private final class Shard: Sendable {
+        let sessions = Mutex<[String: Session]>([:])
+    }
+
+    /// A power of two, so a shard is picked with a mask.
+    private static let shardCount = 16
+    private let shards: [Shard] = (0..<SessionRegistry.shardCount).map { _ in Shard() }
+    /// Live sessions over all shards; a new session first reserves its place here, so `limit` holds.
+    private let live = Atomic<Int>(0)
     private let makeStore: @Sendable (SessionRecord) -> any ProjectedStore
     /// Told about every session that ended (deleted, expired or refused), after its store closed.
     private let onEnd: @Sendable (Session) -> Void
@@ -30,11 +43,11 @@ final class SessionRegistry: Sendable {
     }
 
     /// How many sessions are live.
-    var count: Int { sessions.withLock { $0.count } }
+    var count: Int { live.load(ordering: .relaxed) }
 
     /// Creates a session with a fresh store, or nil when the limit is reached.
     func create() -> Session? {
-        guard count < limit else { return nil }
+        guard reservePlace() else { return nil }
         let record = SessionRecord(id: SecureToken.make(), token: SecureToken.make(), epoch: SecureToken.makeEpoch())
         let session = Session(
             id: record.id,
@@ -43,27 +56,19 @@ final class SessionRegistry: Sendable {
             store: makeStore(record),
             idempotencyLimit: idempotencyLimit
         )
-        let added = sessions.withLock { sessions -> Bool in
-            guard sessions.count < limit else { return false }
-            sessions[session.id] = session
-            return true
-        }
-        guard added else {
-            session.store.close()
-            onEnd(session)
-            return nil
-        }
+        shard(for: session.id).sessions.withLock { $0[session.id] = session }
         return session
     }
 
     /// Puts a session restored from storage back in service, under its old id and token.
     func adopt(_ session: Session) {
-        sessions.withLock { $0[session.id] = session }
+        let replaced = shard(for: session.id).sessions.withLock { $0.updateValue(session, forKey: session.id) }
+        if replaced == nil { live.add(1, ordering: .relaxed) }
     }
 
     /// The session with this id if `token` is its token; nil for an unknown id or a wrong token alike.
     func find(id: String, token: Substring?) -> Session? {
-        guard let token, let session = sessions.withLock({ $0[id] }) else { return nil }
+        guard let token, let session = shard(for: id).sessions.withLock({ $0[id] }) else { return nil }
         guard SecureToken.equal(session.token, token) else { return nil }
         return session
     }
@@ -71,8 +76,9 @@ final class SessionRegistry: Sendable {
     /// Ends a session: removes it and closes its store (cancelling effects, waking waiters).
     @discardableResult
     func remove(id: String) -> Session? {
-        let session = sessions.withLock { $0.removeValue(forKey: id) }
+        let session = shard(for: id).sessions.withLock { $0.removeValue(forKey: id) }
         if let session {
+            live.subtract(1, ordering: .relaxed)
             session.store.close()
             onEnd(session)
         }
@@ -82,11 +88,15 @@ final class SessionRegistry: Sendable {
     /// Ends every session idle longer than `ttl`; returns how many.
     func expire(idleLongerThan ttl: Duration) -> Int {
         let now = Session.now()
-        let expired = sessions.withLock { sessions -> [Session] in
-            let idle = sessions.values.filter { $0.isIdle(longerThan: ttl, now: now) }
-            for session in idle { sessions[session.id] = nil }
-            return idle
+        var expired: [Session] = []
+        for shard in shards {
+            expired += shard.sessions.withLock { sessions -> [Session] in
+                let idle = sessions.values.filter { $0.isIdle(longerThan: ttl, now: now) }
+                for session in idle { sessions[session.id] = nil }
+                return idle
+            }
         }
+        live.subtract(expired.count, ordering: .relaxed)
         for session in expired {
             session.store.close()
             onEnd(session)
@@ -95,5 +105,26 @@ final class SessionRegistry: Sendable {
     }
 
     /// Every live session (for shutdown and metrics).
-    var all: [Session] { sessions.withLock { Array($0.values) } }
+    var all: [Session] {
+        shards.flatMap { shard in shard.sessions.withLock { Array($0.values) } }
+    }
+
+    /// Takes one of the `limit` places for a new session; false when all are taken.
+    private func reservePlace() -> Bool {
+        var current = live.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = live.compareExchange(
+                expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// The shard holding `id`: FNV-1a over its bytes (ids are random, so any mix spreads them evenly).
+    private func shard(for id: String) -> Shard {
+        var hash: UInt32 = 2_166_136_261
+        for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return shards[Int(hash) & (Self.shardCount - 1)]
+    }
 }
