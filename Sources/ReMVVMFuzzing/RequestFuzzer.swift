@@ -55,6 +55,23 @@ public enum RequestFuzzer {
             require(cursor.description.utf8.allSatisfy { $0 < 128 }, "cursor \(cursor) is not ASCII")
         }
         if let tag = Cursor(entityTag: text) { require(Cursor(parsing: text) == tag, "entity tag \(tag) differs") }
+        fuzzSerializedDiff(data)
+    }
+
+    /// The byte differ on the input's two halves: whatever it accepts gives a valid patch, and between two
+    /// documents in the serializer's own form, one that leads from the first to the second.
+    private static func fuzzSerializedDiff(_ data: [UInt8]) {
+        let old = Array(data.prefix(data.count / 2))
+        let new = Array(data.dropFirst(data.count / 2))
+        guard let bytes = JSONPatch.serializedDiff(fromSerialized: old, to: new) else { return }
+        guard let patch = try? JSONPatch(parsing: JSONValue(parsing: bytes)) else {
+            require(false, "serializedDiff wrote an invalid patch: \(String(decoding: bytes, as: UTF8.self))")
+            return
+        }
+        guard let oldValue = try? JSONValue(parsing: old), oldValue.serialized() == old,
+            let newValue = try? JSONValue(parsing: new), newValue.serialized() == new
+        else { return }
+        require((try? patch.apply(to: oldValue)) == newValue, "serializedDiff's patch does not lead to the new value")
     }
 
     private struct CreatedSession {

@@ -60,11 +60,22 @@ struct SerializedDiffTests {
     /// Only the canonical form is read; anything else is left to the tree differ.
     @Test(arguments: [
         #"{"a": 1}"#, #"{"b":1,"a":2}"#, #"{"a":1,"a":2}"#, #"["\/"]"#, #"["\u00e9"]"#, #"["\u0041"]"#, "[1]x", "",
-        "[1,]", #"{"a":}"#, "tru", #""unterminated"#, "[\"\u{1}\"]", " 1",
+        "[1,]", #"{"a":}"#, "tru", #""unterminated"#, "[\"\u{1}\"]", " 1", "[1-]", "[01]", "[1.]", "[.5]", "[1e]",
+        "[-]",
+        "[1.5e+]",
     ])
     func refusesWhatIsNotTheCanonicalForm(_ text: String) {
         #expect(JSONPatch.serializedDiff(fromSerialized: Array(text.utf8), to: Array("[]".utf8)) == nil)
         #expect(JSONPatch.serializedDiff(fromSerialized: Array("[]".utf8), to: Array(text.utf8)) == nil)
+    }
+
+    /// Serialization writes Swift strings: anything but well-formed UTF-8 is refused (a fuzzer's find).
+    @Test(
+        arguments: [[0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]] as [[UInt8]])
+    func refusesMalformedUTF8(_ sequence: [UInt8]) {
+        let string = [UInt8(ascii: "\"")] + sequence + [UInt8(ascii: "\"")]
+        #expect(JSONPatch.serializedDiff(fromSerialized: Array(#""""#.utf8), to: string) == nil)
+        #expect(JSONPatch.serializedDiff(fromSerialized: Array(#""é""#.utf8), to: Array(#""日本🎉""#.utf8)) != nil)
     }
 
     /// Where bytes and values disagree, the byte differ reports a change; its patch still leads to the new bytes.
@@ -74,5 +85,13 @@ struct SerializedDiffTests {
         let new: JSONValue = ["x": -0.0]
         #expect(Self.treeDiff(old, new) == "[]")
         #expect(Self.byteDiff(old, new) == #"[{"op":"replace","path":"/x","value":-0.0}]"#)
+    }
+
+    /// Numbers are only checked to be JSON numbers, and compared by their bytes.
+    @Test
+    func comparesNumbersByTheirBytes() throws {
+        let bytes = try #require(
+            JSONPatch.serializedDiff(fromSerialized: Array(#"{"x":1.50}"#.utf8), to: Array(#"{"x":1.5E0}"#.utf8)))
+        #expect(String(decoding: bytes, as: UTF8.self) == #"[{"op":"replace","path":"/x","value":1.5E0}]"#)
     }
 }

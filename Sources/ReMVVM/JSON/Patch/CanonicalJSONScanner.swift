@@ -1,8 +1,9 @@
 /// Finds the values in a document in this library's compact serialization by their byte ranges, for
 /// ``CanonicalJSONDiffer``. It accepts only that form: no whitespace, object members sorted by name with no
-/// name twice, and in strings only the escapes `JSONValue.serialize` writes (`\"`, `\\`, `\b`, `\t`, `\n`,
-/// `\f`, `\r`, and `\u00XX` for other control characters). Anything else gives nil, so once `valueEnd`
-/// accepted a document the differ relies on the form without checking again.
+/// name twice, strings in well-formed UTF-8 with only the escapes `JSONValue.serialize` writes (`\"`, `\\`,
+/// `\b`, `\t`, `\n`, `\f`, `\r`, and `\u00XX` for other control characters). Anything else gives nil, so once
+/// `valueEnd` accepted a document the differ relies on the form without checking again. Numbers only have to
+/// be JSON numbers: the differ compares them by their bytes.
 struct CanonicalJSONScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
 
@@ -54,9 +55,7 @@ struct CanonicalJSONScanner {
         case UInt8(ascii: "n"):
             return literalEnd("null", from: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            var index = start + 1
-            while index < bytes.count, Self.isNumberByte(bytes[index]) { index += 1 }
-            return index
+            return numberEnd(from: start)
         default:
             return nil
         }
@@ -238,6 +237,10 @@ struct CanonicalJSONScanner {
                 }
             case 0..<0x20:
                 return nil
+            case 0x80...:
+                // Serialization writes Swift strings, so only well-formed UTF-8.
+                guard let end = UTF8Sequence.end(in: bytes, from: index) else { return nil }
+                index = end
             default:
                 index += 1
             }
@@ -252,14 +255,36 @@ struct CanonicalJSONScanner {
         return start + count
     }
 
-    private static func isNumberByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"),
-            UInt8(ascii: "+"), UInt8(ascii: "-"):
-            true
-        default:
-            false
+    /// Where the number starting at `start` ends, by JSON's grammar: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    /// Numbers are compared by their bytes, so only their syntax is checked, not that they are written the
+    /// way serialization writes them.
+    private func numberEnd(from start: Int) -> Int? {
+        var index = start
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, Self.isDigit(bytes[index]) else { return nil }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
         }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, Self.isDigit(bytes[index]) else { return nil }
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, Self.isDigit(bytes[index]) else { return nil }
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+        }
+        return index
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {

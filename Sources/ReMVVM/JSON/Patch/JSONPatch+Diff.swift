@@ -23,9 +23,11 @@ extension JSONPatch {
     /// The serialized patch from one document to another, both given in this library's compact serialization
     /// (``JSONValue/serialized()``, ``ViewSnapshot/jsonBytes()``), made without parsing either into a tree.
     ///
-    /// It writes the bytes `diff(from:to:).serialized()` writes for the parsed documents, except that strings
-    /// equal only under Unicode canonical equivalence, and `0.0` against `-0.0`, count as changed. Returns nil
-    /// when either document is not in that form (whitespace, another escape style); diff the trees then.
+    /// It writes the bytes `diff(from:to:).serialized()` writes for the parsed documents, except that values
+    /// are compared by their bytes: strings equal only under Unicode canonical equivalence, `0.0` against
+    /// `-0.0`, and numbers written another way than serialization writes them count as changed (the patch is
+    /// still valid and still leads to `new`). Returns nil when either document is not valid JSON in that form
+    /// (whitespace, names out of order or repeated, another escape style); diff the trees then.
     public static func serializedDiff(fromSerialized old: [UInt8], to new: [UInt8]) -> [UInt8]? {
         CanonicalJSONDiffer.patch(from: old, to: new)
     }
