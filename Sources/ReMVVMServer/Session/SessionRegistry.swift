@@ -5,10 +5,10 @@ import Synchronization
 /// Every live session, by id; the only place sessions are created, found and ended.
 ///
 /// Every request looks its session up here, from every worker thread at once, so the sessions are spread
-/// over shards, each behind its own lock, by a hash of the id: two lookups meet on one lock (and one cache
-/// line) only when their sessions share a shard.
+/// over shards, each behind its own lock, by a hash of the id: two lookups wait for each other only when
+/// their sessions share a shard.
 final class SessionRegistry: Sendable {
-    /// One part of the sessions, with its own lock (a separate object, so no two shards share a cache line).
+    /// One part of the sessions, with its own lock.
     private final class Shard: Sendable {
         let sessions = Mutex<[String: Session]>([:])
     }
@@ -19,7 +19,7 @@ final class SessionRegistry: Sendable {
     /// Live sessions over all shards; a new session first reserves its place here, so `limit` holds.
     private let live = Atomic<Int>(0)
     private let makeStore: @Sendable (SessionRecord) -> any ProjectedStore
-    /// Told about every session that ended (deleted, expired or refused), after its store closed.
+    /// Told about every session that ended (deleted or expired), after its store closed.
     private let onEnd: @Sendable (Session) -> Void
     private let limit: Int
     private let idempotencyLimit: Int

@@ -6,8 +6,8 @@
 /// Values are compared by their bytes, which for the canonical form is value equality, except for strings
 /// equal only under Unicode canonical equivalence and for `0.0` against `-0.0`: those count as changed here.
 ///
-/// Reading relies on the canonical form (no whitespace, keys sorted by their UTF-8, only the escapes
-/// `JSONValue.serialize` writes); anything else makes it give up (`nil`) rather than guess.
+/// Reading relies on the canonical form, which ``CanonicalJSONScanner`` checks before anything is compared;
+/// anything else makes it give up (`nil`) rather than guess.
 struct CanonicalJSONDiffer: ~Copyable {
     private let old: UnsafeBufferPointer<UInt8>
     private let new: UnsafeBufferPointer<UInt8>
