@@ -57,18 +57,27 @@ extension JSONParser {
             throw error("unterminated escape sequence", at: escapeStart)
         }
         index += 1
-        switch letter {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(letter)
-        case UInt8(ascii: "b"): utf8.append(0x08)
-        case UInt8(ascii: "f"): utf8.append(0x0C)
-        case UInt8(ascii: "n"): utf8.append(0x0A)
-        case UInt8(ascii: "r"): utf8.append(0x0D)
-        case UInt8(ascii: "t"): utf8.append(0x09)
-        case UInt8(ascii: "u"):
+        if let byte = Self.shortEscapeByte(letter) {
+            utf8.append(byte)
+        } else if letter == UInt8(ascii: "u") {
             let scalar = try parseUnicodeEscape(startingAt: escapeStart)
             Unicode.UTF8.encode(scalar) { utf8.append($0) }
-        default:
+        } else {
             throw error("invalid escape sequence '\\\(Character(Unicode.Scalar(letter)))'", at: escapeStart)
+        }
+    }
+
+    /// The byte a two-character escape (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`) stands for, given the
+    /// letter after the backslash; nil for `u` and anything that is not an escape.
+    static func shortEscapeByte(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): letter
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
         }
     }
 

@@ -191,19 +191,14 @@ struct CanonicalJSONScanner {
                 index += 1
                 continue
             }
-            switch escaped[index + 1] {
-            case UInt8(ascii: "b"): text.append(0x08)
-            case UInt8(ascii: "t"): text.append(0x09)
-            case UInt8(ascii: "n"): text.append(0x0A)
-            case UInt8(ascii: "f"): text.append(0x0C)
-            case UInt8(ascii: "r"): text.append(0x0D)
-            case UInt8(ascii: "u"):
+            // Checked already: a short escape, or `\u00XX` for a control character.
+            if let short = JSONParser.shortEscapeByte(escaped[index + 1]) {
+                text.append(short)
+                index += 2
+            } else {
                 text.append(hexValue(escaped[index + 4]) << 4 | hexValue(escaped[index + 5]))
                 index += 6
-                continue
-            case let other: text.append(other)  // `"` or `\`.
             }
-            index += 2
         }
         return text
     }
