@@ -60,4 +60,21 @@ struct ViewJSONBytesTests {
             #expect(try snapshot.jsonBytes() == snapshot.json().serialized(), "view \(snapshot.name)")
         }
     }
+
+    /// Long-poll and event patches are diffed on these bytes; if the byte differ refused them, every patch
+    /// would quietly fall back to building trees. Each pair of the app's view models must take the fast path
+    /// and give the trees' patch.
+    @Test(arguments: cases)
+    func patchesBetweenTheAppsViewsAreDiffedOnTheirBytes(_ old: Case) throws {
+        let oldBytes = try JSONValue.serializedEncoding(of: old.viewModel)
+        for new in Self.cases where type(of: new.viewModel) == type(of: old.viewModel) {
+            let newBytes = try JSONValue.serializedEncoding(of: new.viewModel)
+            let direct = try #require(
+                JSONPatch.serializedDiff(fromSerialized: oldBytes, to: newBytes),
+                "\(old.testDescription) -> \(new.testDescription) fell back to the trees")
+            let trees = JSONPatch.diff(
+                from: try JSONValue(encoding: old.viewModel), to: try JSONValue(encoding: new.viewModel))
+            #expect(direct == trees.serialized(), "\(old.testDescription) -> \(new.testDescription)")
+        }
+    }
 }
