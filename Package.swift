@@ -37,8 +37,10 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // Answers of one worker pass pushed to the network together (the transport's epoll_wait hook).
+        .target(name: "CAnswerBatching"),
         // The HTTP transport: the only module that touches libmicrohttpd's pointers.
-        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strictSettings),
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "CAnswerBatching"], swiftSettings: strictSettings),
         // Durable sessions, whatever the database: the storage protocol, the group-commit writer, restore.
         .target(
             name: "ReMVVMPersistence",
@@ -119,7 +121,7 @@ let package = Package(
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient", swiftSettings: strictSettings),
         .testTarget(
             name: "MicroHTTPTests",
-            dependencies: ["MicroHTTP", "HTTPTestClient"],
+            dependencies: ["MicroHTTP", "HTTPTestClient", "CAnswerBatching", "CMicroHTTPD"],
             swiftSettings: strictSettings
         ),
         // Replays every crash the fuzzer found (Tests/FuzzCorpus/regressions) and the seed corpus.

@@ -62,6 +62,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("drop-undecodable-sessions"),
         help: "Delete stored sessions that no longer decode, not keep them (REMVVM_DROP_UNDECODABLE_SESSIONS).")
     var dropUndecodableSessions = false
+    @Flag(
+        name: .customLong("no-answer-batching"),
+        help: "Send each answer at once instead of with the rest of its worker pass (REMVVM_NO_ANSWER_BATCHING).")
+    var noAnswerBatching = false
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
@@ -124,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let wait = try maxPollWait ?? environment.number("REMVVM_MAX_POLL_WAIT") as Int? {
             configuration.maxPollWait = .seconds(wait)
         }
+        configuration.batchesAnswers = try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
         return configuration

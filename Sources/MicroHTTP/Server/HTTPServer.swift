@@ -60,6 +60,9 @@ public final class HTTPServer: Sendable {
                 core.report("could not start the disconnect watcher thread; parked clients are not watched")
                 watcher.stop()
             }
+            if core.configuration.batchesAnswers, !core.batchesAnswers {
+                core.report("this executable does not route epoll_wait through the transport; answers are not batched")
+            }
             if core.resumer != nil, !core.startResuming() {
                 core.report("could not start the resume thread; parked connections are resumed by their answerer")
             }

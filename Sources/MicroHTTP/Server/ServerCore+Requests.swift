@@ -37,7 +37,9 @@ extension ServerCore {
         responder.beginHandling()
         handler.handle(request, responder: responder)
         if let answer = responder.takeAnswerGivenDuringHandling() {
-            return ResponseSender.send(answer, on: connection, core: self)  // The fast path: no parking.
+            // The fast path: no parking, and the answer leaves with the rest of this pass's.
+            if case .bytes = answer.body { holdAnswer(on: connection) }
+            return ResponseSender.send(answer, on: connection, core: self)
         }
         if let fallback = registerParked(responder) {
             responder.respond(fallback)

@@ -1,3 +1,4 @@
+import CAnswerBatching
 import CMicroHTTPD
 import Synchronization
 
@@ -18,6 +19,9 @@ final class ServerCore: Sendable {
     let watcher: DisconnectWatcher?
     /// Resumes parked connections in batches (see ``ResumeQueue``); `nil` resumes on the caller's thread.
     let resumer: ResumeQueue?
+    /// Whether answers given during `handle` are held until the worker's pass ends (see
+    /// ``HTTPServerConfiguration/batchesAnswers``): asked for, and the epoll_wait hook is in place.
+    let batchesAnswers: Bool
     private let registry = Mutex(Registry())
     private let suspended = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
@@ -27,6 +31,14 @@ final class ServerCore: Sendable {
         self.handler = handler
         watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
         resumer = ResumeQueue()
+        batchesAnswers = configuration.batchesAnswers && answer_batching_is_active() != 0
+    }
+
+    /// Holds the answer about to be queued on `connection` until this worker's pass ends; must run inside a
+    /// libmicrohttpd callback for it, on its worker thread.
+    func holdAnswer(on connection: ConnectionHandle) {
+        guard batchesAnswers else { return }
+        _ = answer_batching_hold(cmhd_connection_socket(connection.pointer))
     }
 
     /// Starts resuming parked connections on the resume thread; while it runs, the thread retains `self`.

@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(15)
     /// Remembered `Idempotency-Key`s per session.
     public var idempotencyKeysPerSession = 256
+    /// Whether the answers of one worker pass leave together (``HTTPServerConfiguration/batchesAnswers``).
+    public var batchesAnswers = true
 
     /// The defaults: loopback on 8080, serving `public/`.
     public init() {}
@@ -50,6 +52,7 @@ public struct ServerConfiguration: Sendable {
         transport.connectionTimeout = connectionTimeout
         transport.connectionMemoryLimit = connectionMemory
         transport.maxBodySize = maxBodySize
+        transport.batchesAnswers = batchesAnswers
         return transport
     }
 }

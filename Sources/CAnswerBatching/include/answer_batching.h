@@ -1,0 +1,35 @@
+/*
+ * answer_batching.h - pushes the answers of one event-loop pass to the network together.
+ *
+ * A libmicrohttpd worker answers each ready connection in turn and sends every answer at once. A
+ * client that holds many connections in one loop (a proxy, a load generator) is then woken once
+ * per answer. Holding each answer back (TCP_CORK) until the worker is about to wait for the next
+ * events lets the client read a pass's answers in one wake-up, and costs the server one
+ * setsockopt per answer in each direction.
+ *
+ * libmicrohttpd has no hook at the end of a pass, so this file defines epoll_wait: the process's
+ * calls to it, libmicrohttpd's included, come here first, release what the calling thread holds,
+ * and go on to the C library's epoll_pwait (the same call with no signal mask). A thread that
+ * holds nothing pays one thread-local load.
+ */
+#ifndef ANSWER_BATCHING_H
+#define ANSWER_BATCHING_H
+
+/**
+ * Whether the process's epoll_wait is the one defined here, so that libmicrohttpd's workers
+ * release held answers before they wait. Nothing may be held when it is not (0).
+ */
+int answer_batching_is_active (void);
+
+/**
+ * Holds back what is written to the TCP socket `fd` until the calling thread next calls
+ * epoll_wait; only call it when answer_batching_is_active() said 1. Returns 1 when held, 0 when
+ * not (the thread already holds the most it can, or the socket refused TCP_CORK): then data goes
+ * out as usual.
+ */
+int answer_batching_hold (int fd);
+
+/** Sockets the calling thread holds right now (for tests). */
+int answer_batching_held_count (void);
+
+#endif /* ANSWER_BATCHING_H */

@@ -1,0 +1,55 @@
+import HTTPTestClient
+import MicroHTTP
+import Testing
+
+/// Answers given in one worker pass leave together (``HTTPServerConfiguration/batchesAnswers``); with the
+/// batching on or off, every answer reaches its own connection, complete and in order.
+@Suite("Answers of one pass")
+struct BatchedAnswersTests {
+    private static let echoPath: @Sendable (HTTPRequest, Responder) -> Void = { request, responder in
+        responder.respond(.text("answer for \(request.path)"))
+    }
+
+    @Test(arguments: [true, false])
+    func requestsReadyAtOnceOnManyConnectionsAreEachAnswered(batching: Bool) throws {
+        try withServer({ $0.batchesAnswers = batching }, handler: Self.echoPath) { server in
+            let clients = try (0..<16).map { _ in try TestHTTPClient(port: server.port) }
+            // Every request is out before any answer is read, so a worker finds several ready in one pass.
+            for (index, client) in clients.enumerated() {
+                try client.sendRequest("GET", "/item/\(index)")
+            }
+            for (index, client) in clients.enumerated() {
+                let response = try client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.text == "answer for /item/\(index)")
+            }
+            // The connections stay usable for the next round.
+            for (index, client) in clients.enumerated() {
+                #expect(try client.request("GET", "/again/\(index)").text == "answer for /again/\(index)")
+            }
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func pipelinedRequestsOnOneConnectionAreAnsweredInOrder(batching: Bool) throws {
+        try withServer({ $0.batchesAnswers = batching }, handler: Self.echoPath) { server in
+            let client = try TestHTTPClient(port: server.port)
+            try client.send(
+                "GET /first HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + "GET /second HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + "GET /third HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            for path in ["/first", "/second", "/third"] {
+                #expect(try client.readResponse().text == "answer for \(path)")
+            }
+        }
+    }
+
+    @Test func anAnswerThatClosesTheConnectionArrivesWhole() throws {
+        try withServer(handler: Self.echoPath) { server in
+            let client = try TestHTTPClient(port: server.port)
+            let response = try client.request("GET", "/last", headers: [("Connection", "close")])
+            #expect(response.text == "answer for /last")
+            #expect(client.waitForClose(timeout: .seconds(5)))
+        }
+    }
+}
