@@ -76,6 +76,12 @@ public final class HTTPServer: Sendable {
         boundPort.load(ordering: .acquiring)
     }
 
+    /// Whether answers are sent per worker pass (``HTTPServerConfiguration/batchesAnswers``): configured so,
+    /// and this process's `epoll_wait` is the transport's hook, which the executable must not replace.
+    public var batchesAnswers: Bool {
+        core.batchesAnswers
+    }
+
     /// Connections currently parked (suspended): unanswered requests plus idle streams. A metrics gauge.
     public var suspendedConnections: Int {
         core.suspendedCount

@@ -52,10 +52,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// ends, instead of one by one as each is queued.
     ///
     /// A client holding many keep-alive connections in one loop (a reverse proxy, a load generator) is then
-    /// woken once per pass rather than once per answer, which on a busy machine costs both sides less than
-    /// the two `setsockopt` calls per answer that holding takes (`TCP_CORK`). An answer waits at most for the
-    /// rest of its pass: the other requests that were ready at the same moment. Only answers given while the
-    /// handler runs are held; long-poll answers and streams go out at once.
+    /// woken once per pass rather than once per answer; on a busy machine that saves both sides more than the
+    /// two `setsockopt` calls per answer that holding it back (`TCP_CORK`) cost. An answer waits at most for
+    /// the rest of its pass: the other requests that were ready at the same moment. Only answers given while
+    /// the handler runs are held; long-poll answers and streams go out at once. ``HTTPServer/batchesAnswers``
+    /// tells whether a running server does it.
     public var batchesAnswers: Bool = true
 
     /// How long ``HTTPServer/stop(answeringPendingWith:)`` waits for parked requests and open streams to

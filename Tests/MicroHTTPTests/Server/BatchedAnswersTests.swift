@@ -11,6 +11,13 @@ struct BatchedAnswersTests {
     }
 
     @Test(arguments: [true, false])
+    func theServerBatchesExactlyWhenConfiguredTo(batching: Bool) throws {
+        try withServer({ $0.batchesAnswers = batching }, handler: Self.echoPath) { server in
+            #expect(server.batchesAnswers == batching)
+        }
+    }
+
+    @Test(arguments: [true, false])
     func requestsReadyAtOnceOnManyConnectionsAreEachAnswered(batching: Bool) throws {
         try withServer({ $0.batchesAnswers = batching }, handler: Self.echoPath) { server in
             let clients = try (0..<16).map { _ in try TestHTTPClient(port: server.port) }
