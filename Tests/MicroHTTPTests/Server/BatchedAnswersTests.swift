@@ -1,3 +1,4 @@
+import CAnswerBatching
 import HTTPTestClient
 import MicroHTTP
 import Testing
@@ -15,6 +16,25 @@ struct BatchedAnswersTests {
         try withServer({ $0.batchesAnswers = batching }, handler: Self.echoPath) { server in
             #expect(server.batchesAnswers == batching)
         }
+    }
+
+    @Test(arguments: [true, false])
+    func anAnswerGivenDuringTheHandlerIsHeldUntilItsPassEnds(batching: Bool) throws {
+        // The request ends (its answer sent to the socket) on the worker thread, in the same pass: a held
+        // answer is still in the thread's list then, and only its next epoll_wait releases it.
+        let heldAtEnd = Shared<[Int32]>([])
+        let handler: @Sendable (HTTPRequest, Responder) -> Void = { request, responder in
+            responder.onTermination { heldAtEnd.update { $0.append(answer_batching_held_count()) } }
+            responder.respond(.text("answer for \(request.path)"))
+        }
+        try withServer({ $0.batchesAnswers = batching }, handler: handler) { server in
+            let client = try TestHTTPClient(port: server.port)
+            for index in 0..<20 {
+                #expect(try client.request("GET", "/held/\(index)").text == "answer for /held/\(index)")
+            }
+            #expect(eventually { heldAtEnd.value.count == 20 })
+        }
+        #expect(heldAtEnd.value.allSatisfy { batching ? $0 >= 1 : $0 == 0 }, "held at the end: \(heldAtEnd.value)")
     }
 
     @Test(arguments: [true, false])

@@ -12,43 +12,39 @@ struct AnswerBatchingTests {
     }
 
     @Test func heldBytesLeaveWhenTheHoldingThreadNextWaits() throws {
-        let (server, client) = try LoopbackPair.make()
-        defer {
-            close(server)
-            close(client)
+        try LoopbackPair.with { server, client in
+            #expect(answer_batching_hold(server) == 1)
+            #expect(answer_batching_held_count() == 1)
+            let message = Array("held answer".utf8)
+            #expect(message.withUnsafeBytes { send(server, $0.baseAddress, $0.count, 0) } == message.count)
+            #expect(!LoopbackPair.isReadable(client, waitingMilliseconds: 0), "corked bytes must not leave yet")
+
+            waitForNothing()
+
+            #expect(answer_batching_held_count() == 0)
+            #expect(LoopbackPair.isReadable(client, waitingMilliseconds: 5_000))
+            var received = [UInt8](repeating: 0, count: 64)
+            let count = received.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            #expect(Array(received.prefix(max(count, 0))) == message)
         }
-        #expect(answer_batching_hold(server) == 1)
-        #expect(answer_batching_held_count() == 1)
-        let message = Array("held answer".utf8)
-        #expect(message.withUnsafeBytes { send(server, $0.baseAddress, $0.count, 0) } == message.count)
-        #expect(!LoopbackPair.isReadable(client, waitingMilliseconds: 0), "corked bytes must not leave yet")
-
-        let epoll = epoll_create1(0)
-        defer { close(epoll) }
-        var event = epoll_event()
-        #expect(epoll_wait(epoll, &event, 1, 0) == 0)  // Nothing to report; what matters is the release.
-
-        #expect(answer_batching_held_count() == 0)
-        #expect(LoopbackPair.isReadable(client, waitingMilliseconds: 5_000))
-        var received = [UInt8](repeating: 0, count: 64)
-        let count = received.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-        #expect(Array(received.prefix(max(count, 0))) == message)
     }
 
     @Test func aSecondHoldOfTheSameSocketInOnePassIsOneEntry() throws {
-        let (server, client) = try LoopbackPair.make()
-        defer {
-            close(server)
-            close(client)
+        try LoopbackPair.with { server, _ in
+            #expect(answer_batching_hold(server) == 1)
+            #expect(answer_batching_hold(server) == 1)  // Pipelined requests on one connection.
+            #expect(answer_batching_held_count() == 1)
+            waitForNothing()
+            #expect(answer_batching_held_count() == 0)
         }
-        #expect(answer_batching_hold(server) == 1)
-        #expect(answer_batching_hold(server) == 1)  // Pipelined requests on one connection.
-        #expect(answer_batching_held_count() == 1)
+    }
+
+    /// One `epoll_wait` with nothing to report, as a worker makes between passes: what matters is the release.
+    private func waitForNothing() {
         let epoll = epoll_create1(0)
         defer { close(epoll) }
         var event = epoll_event()
-        _ = epoll_wait(epoll, &event, 1, 0)
-        #expect(answer_batching_held_count() == 0)
+        #expect(epoll_wait(epoll, &event, 1, 0) == 0)
     }
 
     @Test func aDescriptorThatIsNotATCPSocketIsNotHeld() throws {
@@ -70,7 +66,17 @@ private enum LoopbackPair {
         let description: String
     }
 
-    static func make() throws -> (server: Int32, client: Int32) {
+    /// Runs `body` with a fresh pair, closing both ends afterwards.
+    static func with(_ body: (_ server: Int32, _ client: Int32) throws -> Void) throws {
+        let (server, client) = try make()
+        defer {
+            close(server)
+            close(client)
+        }
+        try body(server, client)
+    }
+
+    private static func make() throws -> (server: Int32, client: Int32) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         defer { close(listener) }
