@@ -39,8 +39,14 @@ let package = Package(
         ),
         // Answers of one worker pass pushed to the network together (the transport's epoll_wait hook).
         .target(name: "CAnswerBatching"),
+        // Each worker thread kept on a CPU of its own (the C library's CPU sets are macros).
+        .target(name: "CWorkerAffinity"),
         // The HTTP transport: the only module that touches libmicrohttpd's pointers.
-        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "CAnswerBatching"], swiftSettings: strictSettings),
+        .target(
+            name: "MicroHTTP",
+            dependencies: ["CMicroHTTPD", "CAnswerBatching", "CWorkerAffinity"],
+            swiftSettings: strictSettings
+        ),
         // Durable sessions, whatever the database: the storage protocol, the group-commit writer, restore.
         .target(
             name: "ReMVVMPersistence",
@@ -71,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "remvvm-server",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
+                "ReMVVM", "ReMVVMServer", "MicroHTTP", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -121,7 +127,7 @@ let package = Package(
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient", swiftSettings: strictSettings),
         .testTarget(
             name: "MicroHTTPTests",
-            dependencies: ["MicroHTTP", "HTTPTestClient", "CAnswerBatching", "CMicroHTTPD"],
+            dependencies: ["MicroHTTP", "HTTPTestClient", "CAnswerBatching", "CWorkerAffinity", "CMicroHTTPD"],
             swiftSettings: strictSettings
         ),
         // Replays every crash the fuzzer found (Tests/FuzzCorpus/regressions) and the seed corpus.

@@ -31,8 +31,9 @@ static const uint64_t CMHD_SIZE_UNKNOWN = MHD_SIZE_UNKNOWN;
 
 /**
  * Starts a daemon: MHD_start_daemon with the access handler, the request-completed
- * callback and an MHD_OPTION_END-terminated option array (MHD_OPTION_ARRAY), because
- * the variadic original cannot be called from Swift. Returns NULL on failure.
+ * callback, the connection callback (NULL for none) and an MHD_OPTION_END-terminated
+ * option array (MHD_OPTION_ARRAY), because the variadic original cannot be called from
+ * Swift. Returns NULL on failure.
  */
 static inline struct MHD_Daemon *
 cmhd_start_daemon (unsigned int flags,
@@ -41,10 +42,14 @@ cmhd_start_daemon (unsigned int flags,
                    void *handler_cls,
                    MHD_RequestCompletedCallback completed,
                    void *completed_cls,
+                   MHD_NotifyConnectionCallback connection_notified,
+                   void *connection_notified_cls,
                    const struct MHD_OptionItem *options)
 {
   return MHD_start_daemon (flags, port, NULL, NULL, handler, handler_cls,
                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                           MHD_OPTION_NOTIFY_CONNECTION,
+                           connection_notified, connection_notified_cls,
                            MHD_OPTION_ARRAY, options,
                            MHD_OPTION_END);
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ExampleApp
 import Foundation
 import Logging
+import MicroHTTP
 import ReMVVM
 import ReMVVMServer
 
@@ -66,6 +67,13 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("no-answer-batching"),
         help: "Send each answer at once instead of with the rest of its worker pass (REMVVM_NO_ANSWER_BATCHING).")
     var noAnswerBatching = false
+    @Option(
+        name: .customLong("worker-pinning"),
+        help: """
+            Keep each HTTP worker on a CPU of its own: on, off, or auto (only when there are as many \
+            workers as CPUs) (REMVVM_WORKER_PINNING).
+            """)
+    var workerPinning: String?
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
@@ -91,9 +99,14 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot start: \(error)")
         }
+        let pinnedCPUs =
+            server.workerCPUs.isEmpty ? "unpinned" : server.workerCPUs.map(String.init).joined(separator: ",")
         logger.info(
             "ReMVVM server listening on http://\(configuration.host):\(server.port)/",
-            metadata: ["public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)"])
+            metadata: [
+                "public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)",
+                "threads.cpus": "\(pinnedCPUs)",
+            ])
         let signal = await signals.next()
         logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
         server.stop()
@@ -129,6 +142,12 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxPollWait = .seconds(wait)
         }
         configuration.batchesAnswers = try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
+        if let text = workerPinning ?? environment["REMVVM_WORKER_PINNING"] {
+            guard let pinning = WorkerPinning(rawValue: text) else {
+                throw ValidationError("--worker-pinning must be auto, on or off, not '\(text)'")
+            }
+            configuration.workerPinning = pinning
+        }
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
         return configuration

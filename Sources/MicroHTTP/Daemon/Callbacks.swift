@@ -49,6 +49,18 @@ func mhdRequestCompleted(
     core.endRequest(context)
 }
 
+/// The connection callback (`MHD_OPTION_NOTIFY_CONNECTION`), installed only when workers are pinned: a
+/// connection starts on the worker that accepted it, which pins that worker on its first one.
+func mhdConnectionNotified(
+    _ closure: UnsafeMutableRawPointer?,
+    _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ code: MHD_ConnectionNotificationCode
+) {
+    guard let closure, code == .CONNECTION_NOTIFY_STARTED else { return }
+    Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue().pinCurrentWorker()
+}
+
 /// The content reader of a streamed response (`MHD_ContentReaderCallback`).
 func mhdStreamReader(
     _ closure: UnsafeMutableRawPointer?,

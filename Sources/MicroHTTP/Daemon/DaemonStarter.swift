@@ -47,10 +47,12 @@ enum DaemonStarter {
     }
 
     /// Starts the daemon; `core` must stay retained (by the caller) until `MHD_stop_daemon` returned.
+    /// With `pinsWorkers`, each new connection is announced to ``mhdConnectionNotified`` on its worker.
     static func start(
         _ configuration: HTTPServerConfiguration,
         address: sockaddr_in,
-        core: UnsafeMutableRawPointer
+        core: UnsafeMutableRawPointer,
+        pinsWorkers: Bool
     ) throws(HTTPServerError) -> OpaquePointer {
         var address = address
         let daemon: OpaquePointer? = withUnsafeMutablePointer(to: &address) { addressPointer in
@@ -70,7 +72,8 @@ enum DaemonStarter {
             options.append(item(.END, 0))
             return options.withUnsafeBufferPointer { buffer in
                 cmhd_start_daemon(
-                    flags, configuration.port, mhdAccessHandler, core, mhdRequestCompleted, core, buffer.baseAddress)
+                    flags, configuration.port, mhdAccessHandler, core, mhdRequestCompleted, core,
+                    pinsWorkers ? mhdConnectionNotified : nil, core, buffer.baseAddress)
             }
         }
         guard let daemon else { throw diagnose(configuration, address: address) }

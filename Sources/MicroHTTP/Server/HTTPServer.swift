@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CWorkerAffinity
 import Glibc
 import Synchronization
 
@@ -50,7 +51,9 @@ public final class HTTPServer: Sendable {
             let retained = Unmanaged.passRetained(core)
             let daemon: OpaquePointer
             do throws(HTTPServerError) {
-                daemon = try DaemonStarter.start(core.configuration, address: address, core: retained.toOpaque())
+                daemon = try DaemonStarter.start(
+                    core.configuration, address: address, core: retained.toOpaque(),
+                    pinsWorkers: !core.workerCPUs.isEmpty)
             } catch {
                 retained.release()
                 throw error  // Nothing else was set up: start() may be retried.
@@ -62,6 +65,11 @@ public final class HTTPServer: Sendable {
             }
             if core.configuration.batchesAnswers, !core.batchesAnswers {
                 core.report("this executable does not route epoll_wait through the transport; answers are not batched")
+            }
+            if !core.workerCPUs.isEmpty, worker_affinity_unpins_children() == 0 {
+                core.report(
+                    "this executable does not route pthread_create through the transport; threads a pinned worker starts keep its CPU"
+                )
             }
             if core.resumer != nil, !core.startResuming() {
                 core.report("could not start the resume thread; parked connections are resumed by their answerer")
@@ -80,6 +88,12 @@ public final class HTTPServer: Sendable {
     /// and this process's `epoll_wait` is the transport's hook, which the executable must not replace.
     public var batchesAnswers: Bool {
         core.batchesAnswers
+    }
+
+    /// The CPUs the worker threads are pinned to (``HTTPServerConfiguration/workerPinning``), in the order
+    /// workers take them as each accepts its first connection; empty when workers are not pinned.
+    public var workerCPUs: [Int] {
+        core.workerCPUs
     }
 
     /// Connections currently parked (suspended): unanswered requests plus idle streams. A metrics gauge.

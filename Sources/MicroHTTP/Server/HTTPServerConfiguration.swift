@@ -59,6 +59,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// tells whether a running server does it.
     public var batchesAnswers: Bool = true
 
+    /// Whether each worker thread is kept on a CPU of its own (see ``WorkerPinning``); by default only when
+    /// there are as many workers as CPUs this process may run on. ``HTTPServer/workerCPUs`` tells the CPUs.
+    public var workerPinning: WorkerPinning = .automatic
+
     /// How long ``HTTPServer/stop(answeringPendingWith:)`` waits for parked requests and open streams to
     /// deliver their last response before it closes every connection.
     public var stopGracePeriod: Duration = .seconds(2)
@@ -83,6 +87,7 @@ public struct HTTPServerConfiguration: Sendable {
         listenBacklog: Int = 1024,
         detectsDisconnectedParkedClients: Bool = true,
         batchesAnswers: Bool = true,
+        workerPinning: WorkerPinning = .automatic,
         stopGracePeriod: Duration = .seconds(2),
         diagnostics: (@Sendable (String) -> Void)? = nil
     ) {
@@ -97,6 +102,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.listenBacklog = listenBacklog
         self.detectsDisconnectedParkedClients = detectsDisconnectedParkedClients
         self.batchesAnswers = batchesAnswers
+        self.workerPinning = workerPinning
         self.stopGracePeriod = stopGracePeriod
         self.diagnostics = diagnostics
     }

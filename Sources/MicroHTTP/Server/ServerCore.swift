@@ -1,5 +1,6 @@
 import CAnswerBatching
 import CMicroHTTPD
+import CWorkerAffinity
 import Synchronization
 
 /// The state a running server shares with libmicrohttpd's callbacks.
@@ -22,6 +23,10 @@ final class ServerCore: Sendable {
     /// Whether answers given during `handle` are held until the worker's pass ends (see
     /// ``HTTPServerConfiguration/batchesAnswers``): asked for, and the epoll_wait hook is in place.
     let batchesAnswers: Bool
+    /// The CPUs workers are pinned to, taken in turn (see ``HTTPServerConfiguration/workerPinning``); empty
+    /// when they are not pinned.
+    let workerCPUs: [Int]
+    private let pinnedWorkers = Atomic<Int>(0)
     private let registry = Mutex(Registry())
     private let suspended = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
@@ -32,6 +37,20 @@ final class ServerCore: Sendable {
         watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
         resumer = ResumeQueue()
         batchesAnswers = configuration.batchesAnswers && answer_batching_is_active() != 0
+        workerCPUs = configuration.workerPinning.cpus(
+            workers: configuration.threadPoolSize, allowed: WorkerPinning.allowedCPUs())
+    }
+
+    /// Pins the calling worker to the next CPU in ``workerCPUs``, the first time it runs this; must run on a
+    /// libmicrohttpd worker thread.
+    func pinCurrentWorker() {
+        guard !workerCPUs.isEmpty, worker_affinity_is_pinned() == 0 else { return }  // Tried once per thread.
+        let turn = pinnedWorkers.wrappingAdd(1, ordering: .relaxed).oldValue
+        let cpu = workerCPUs[turn % workerCPUs.count]
+        let error = worker_affinity_pin(Int32(cpu))
+        if error != 0 {
+            report("could not pin a worker thread to CPU \(cpu) (error \(error)); it runs unpinned")
+        }
     }
 
     /// Holds the answer about to be queued on `connection` until this worker's pass ends; must run inside a

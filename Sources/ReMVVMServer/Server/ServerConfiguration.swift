@@ -38,6 +38,8 @@ public struct ServerConfiguration: Sendable {
     public var idempotencyKeysPerSession = 256
     /// Whether the answers of one worker pass leave together (``HTTPServerConfiguration/batchesAnswers``).
     public var batchesAnswers = true
+    /// Whether each HTTP worker thread is kept on a CPU of its own (``HTTPServerConfiguration/workerPinning``).
+    public var workerPinning = WorkerPinning.automatic
 
     /// The defaults: loopback on 8080, serving `public/`.
     public init() {}
@@ -53,6 +55,7 @@ public struct ServerConfiguration: Sendable {
         transport.connectionMemoryLimit = connectionMemory
         transport.maxBodySize = maxBodySize
         transport.batchesAnswers = batchesAnswers
+        transport.workerPinning = workerPinning
         return transport
     }
 }

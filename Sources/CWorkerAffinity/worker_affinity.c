@@ -1,0 +1,90 @@
+/*
+ * worker_affinity.c - see include/worker_affinity.h.
+ */
+#define _GNU_SOURCE
+#include "worker_affinity.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+
+/* Set by the first worker_affinity_pin on a thread, even a failed one, so that it is tried once. */
+static _Thread_local int pin_tried;
+/* Set when the pin took; `unpinned` then holds the CPU set the thread had before. */
+static _Thread_local int pinned;
+static _Thread_local cpu_set_t unpinned;
+
+int
+worker_affinity_cpus (int *cpus, int capacity)
+{
+  cpu_set_t set;
+  CPU_ZERO (&set);
+  if (0 != sched_getaffinity (0, sizeof (set), &set))
+    return -1;
+  int count = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE && count < capacity; cpu++)
+    if (CPU_ISSET (cpu, &set))
+      cpus[count++] = cpu;
+  return count;
+}
+
+int
+worker_affinity_is_pinned (void)
+{
+  return pin_tried;
+}
+
+int
+worker_affinity_pin (int cpu)
+{
+  pin_tried = 1;
+  if ( (cpu < 0) || (cpu >= CPU_SETSIZE) )
+    return EINVAL;
+  cpu_set_t before;
+  int error = pthread_getaffinity_np (pthread_self (), sizeof (before), &before);
+  if (0 != error)
+    return error;
+  cpu_set_t set;
+  CPU_ZERO (&set);
+  CPU_SET (cpu, &set);
+  error = pthread_setaffinity_np (pthread_self (), sizeof (set), &set);
+  if (0 != error)
+    return error;
+  unpinned = before;
+  pinned = 1;
+  return 0;
+}
+
+typedef int (*pthread_create_function) (pthread_t *, const pthread_attr_t *,
+                                        void *(*)(void *), void *);
+
+/* The next pthread_create after this one: the C library's, or a sanitizer's that calls it. */
+static pthread_create_function next_create;
+
+int
+pthread_create (pthread_t *thread, const pthread_attr_t *attributes,
+                void *(*start)(void *), void *argument)
+{
+  pthread_create_function create = __atomic_load_n (&next_create, __ATOMIC_ACQUIRE);
+  if (NULL == create)
+  {
+    /* Every thread that races here finds the same function. */
+    create = (pthread_create_function) dlsym (RTLD_NEXT, "pthread_create");
+    if (NULL == create)
+      return EAGAIN;
+    __atomic_store_n (&next_create, create, __ATOMIC_RELEASE);
+  }
+  int result = create (thread, attributes, start, argument);
+  /* The child may already run on the worker's CPU for a moment; from here on it runs anywhere the
+   * worker could before. If it already ended, there is nothing to move and the error is moot. */
+  if ( (0 == result) && pinned)
+    (void) pthread_setaffinity_np (*thread, sizeof (unpinned), &unpinned);
+  return result;
+}
+
+int
+worker_affinity_unpins_children (void)
+{
+  return dlsym (RTLD_DEFAULT, "pthread_create") == (void *) pthread_create;
+}
