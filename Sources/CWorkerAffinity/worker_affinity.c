@@ -56,6 +56,33 @@ worker_affinity_pin (int cpu)
   return 0;
 }
 
+/* A sanitizer wraps pthread_create itself, weakly, to follow every thread; a definition here would
+ * replace its wrapper, and the sanitizer would then crash on the first thread it never saw start. */
+#if defined(__has_feature)
+#if __has_feature (thread_sanitizer) || __has_feature (address_sanitizer)
+#define WORKER_AFFINITY_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define WORKER_AFFINITY_SANITIZED 1
+#endif
+
+#ifdef WORKER_AFFINITY_SANITIZED
+
+int
+worker_affinity_unpins_children (void)
+{
+  return 0;
+}
+
+int
+worker_affinity_is_sanitized (void)
+{
+  return 1;
+}
+
+#else
+
 typedef int (*pthread_create_function) (pthread_t *, const pthread_attr_t *,
                                         void *(*)(void *), void *);
 
@@ -88,3 +115,11 @@ worker_affinity_unpins_children (void)
 {
   return dlsym (RTLD_DEFAULT, "pthread_create") == (void *) pthread_create;
 }
+
+int
+worker_affinity_is_sanitized (void)
+{
+  return 0;
+}
+
+#endif /* WORKER_AFFINITY_SANITIZED */

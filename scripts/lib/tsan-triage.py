@@ -33,10 +33,18 @@ def demangle(symbols):
     return dict(zip(symbols, result.stdout.splitlines()))
 
 
+FATAL = re.compile(r"^==\d+==ERROR: ThreadSanitizer:")
+
+
 def reports(text):
-    """The reports of one log: each from its WARNING line to its SUMMARY line."""
+    """The reports of one log: each from its WARNING line to its SUMMARY line. A fatal error (a crash inside
+    the sanitized process, such as a SEGV) ends the log and is one report of its own, from its ERROR line on."""
     current = None
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if FATAL.match(line):
+            yield ["WARNING: ThreadSanitizer: fatal error (the process crashed)"] + lines[index : index + 60]
+            return
         if line.startswith("WARNING: ThreadSanitizer:"):
             current = [line]
         elif current is not None:

@@ -9,7 +9,7 @@
  * thread that queues work on libdispatch grows its pool. So this file also defines
  * pthread_create: it creates the thread with the C library's (or a sanitizer's) pthread_create,
  * and when the creator is a pinned worker it gives the new thread the CPU set the worker had
- * before it was pinned.
+ * before it was pinned. (Not in sanitizer builds: see worker_affinity_is_sanitized.)
  */
 #ifndef WORKER_AFFINITY_H
 #define WORKER_AFFINITY_H
@@ -35,5 +35,11 @@ int worker_affinity_pin (int cpu);
  * pinned worker do not inherit its single CPU, or not (0).
  */
 int worker_affinity_unpins_children (void);
+
+/**
+ * Whether this file was built for ThreadSanitizer or AddressSanitizer (1): it then leaves
+ * pthread_create to the sanitizer, and a pinned worker's threads keep its CPU.
+ */
+int worker_affinity_is_sanitized (void);
 
 #endif /* WORKER_AFFINITY_H */
