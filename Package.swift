@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "remvvm-server",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "MicroHTTP", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
+                "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

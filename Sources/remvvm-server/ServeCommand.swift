@@ -2,7 +2,6 @@ import ArgumentParser
 import ExampleApp
 import Foundation
 import Logging
-import MicroHTTP
 import ReMVVM
 import ReMVVMServer
 
@@ -67,13 +66,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("no-answer-batching"),
         help: "Send each answer at once instead of with the rest of its worker pass (REMVVM_NO_ANSWER_BATCHING).")
     var noAnswerBatching = false
-    @Option(
-        name: .customLong("worker-pinning"),
-        help: """
-            Keep each HTTP worker on a CPU of its own: on, off, or auto (only when there are as many \
-            workers as CPUs) (REMVVM_WORKER_PINNING).
-            """)
-    var workerPinning: String?
+    @Flag(
+        name: .customLong("pin-workers"),
+        help: "Keep each HTTP worker thread on a CPU of its own (REMVVM_PIN_WORKERS).")
+    var pinWorkers = false
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
@@ -142,12 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxPollWait = .seconds(wait)
         }
         configuration.batchesAnswers = try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
-        if let text = workerPinning ?? environment["REMVVM_WORKER_PINNING"] {
-            guard let pinning = WorkerPinning(rawValue: text) else {
-                throw ValidationError("--worker-pinning must be auto, on or off, not '\(text)'")
-            }
-            configuration.workerPinning = pinning
-        }
+        configuration.pinsWorkers = try pinWorkers || environment.isOn("REMVVM_PIN_WORKERS")
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
         return configuration

@@ -90,7 +90,7 @@ public final class HTTPServer: Sendable {
         core.batchesAnswers
     }
 
-    /// The CPUs the worker threads are pinned to (``HTTPServerConfiguration/workerPinning``), in the order
+    /// The CPUs the worker threads are pinned to (``HTTPServerConfiguration/pinsWorkers``), in the order
     /// workers take them as each accepts its first connection; empty when workers are not pinned.
     public var workerCPUs: [Int] {
         core.workerCPUs

@@ -59,9 +59,17 @@ public struct HTTPServerConfiguration: Sendable {
     /// tells whether a running server does it.
     public var batchesAnswers: Bool = true
 
-    /// Whether each worker thread is kept on a CPU of its own (see ``WorkerPinning``); by default only when
-    /// there are as many workers as CPUs this process may run on. ``HTTPServer/workerCPUs`` tells the CPUs.
-    public var workerPinning: WorkerPinning = .automatic
+    /// Whether each worker thread is kept on a CPU of its own: worker `k`, as it accepts its first
+    /// connection, on the `k`-th CPU this process may run on (round robin when there are more workers).
+    ///
+    /// Left free, the scheduler can settle both workers on one CPU while the clients they share the machine
+    /// with run on the other, and keep them there: on the project's two cores that placement answered
+    /// dispatches 21% slower than workers apart, in some runs and not others. Pinned workers never share a
+    /// CPU, but neither can they move to an idle one: a fan-out that leaves one worker with more connections
+    /// than the other then takes longer (14% on 10,000 long-polls there), so it is off by default. Threads a
+    /// pinned worker starts (libdispatch grows its pool from the thread that queues work) get the worker's
+    /// former CPU set back. ``HTTPServer/workerCPUs`` tells the CPUs.
+    public var pinsWorkers: Bool = false
 
     /// How long ``HTTPServer/stop(answeringPendingWith:)`` waits for parked requests and open streams to
     /// deliver their last response before it closes every connection.
@@ -87,7 +95,7 @@ public struct HTTPServerConfiguration: Sendable {
         listenBacklog: Int = 1024,
         detectsDisconnectedParkedClients: Bool = true,
         batchesAnswers: Bool = true,
-        workerPinning: WorkerPinning = .automatic,
+        pinsWorkers: Bool = false,
         stopGracePeriod: Duration = .seconds(2),
         diagnostics: (@Sendable (String) -> Void)? = nil
     ) {
@@ -102,7 +110,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.listenBacklog = listenBacklog
         self.detectsDisconnectedParkedClients = detectsDisconnectedParkedClients
         self.batchesAnswers = batchesAnswers
-        self.workerPinning = workerPinning
+        self.pinsWorkers = pinsWorkers
         self.stopGracePeriod = stopGracePeriod
         self.diagnostics = diagnostics
     }

@@ -23,7 +23,7 @@ final class ServerCore: Sendable {
     /// Whether answers given during `handle` are held until the worker's pass ends (see
     /// ``HTTPServerConfiguration/batchesAnswers``): asked for, and the epoll_wait hook is in place.
     let batchesAnswers: Bool
-    /// The CPUs workers are pinned to, taken in turn (see ``HTTPServerConfiguration/workerPinning``); empty
+    /// The CPUs workers are pinned to, taken in turn (see ``HTTPServerConfiguration/pinsWorkers``); empty
     /// when they are not pinned.
     let workerCPUs: [Int]
     private let pinnedWorkers = Atomic<Int>(0)
@@ -37,8 +37,7 @@ final class ServerCore: Sendable {
         watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
         resumer = ResumeQueue()
         batchesAnswers = configuration.batchesAnswers && answer_batching_is_active() != 0
-        workerCPUs = configuration.workerPinning.cpus(
-            workers: configuration.threadPoolSize, allowed: WorkerPinning.allowedCPUs())
+        workerCPUs = configuration.pinsWorkers ? WorkerAffinity.allowedCPUs() : []
     }
 
     /// Pins the calling worker to the next CPU in ``workerCPUs``, the first time it runs this; must run on a

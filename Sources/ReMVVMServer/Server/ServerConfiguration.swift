@@ -38,8 +38,8 @@ public struct ServerConfiguration: Sendable {
     public var idempotencyKeysPerSession = 256
     /// Whether the answers of one worker pass leave together (``HTTPServerConfiguration/batchesAnswers``).
     public var batchesAnswers = true
-    /// Whether each HTTP worker thread is kept on a CPU of its own (``HTTPServerConfiguration/workerPinning``).
-    public var workerPinning = WorkerPinning.automatic
+    /// Whether each HTTP worker thread is kept on a CPU of its own (``HTTPServerConfiguration/pinsWorkers``).
+    public var pinsWorkers = false
 
     /// The defaults: loopback on 8080, serving `public/`.
     public init() {}
@@ -55,7 +55,7 @@ public struct ServerConfiguration: Sendable {
         transport.connectionMemoryLimit = connectionMemory
         transport.maxBodySize = maxBodySize
         transport.batchesAnswers = batchesAnswers
-        transport.workerPinning = workerPinning
+        transport.pinsWorkers = pinsWorkers
         return transport
     }
 }

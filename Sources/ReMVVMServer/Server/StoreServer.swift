@@ -60,7 +60,7 @@ public final class StoreServer: Sendable {
     /// The port the server listens on (after ``start()``).
     public var port: UInt16 { transport.port }
 
-    /// The CPUs the HTTP workers are pinned to (``ServerConfiguration/workerPinning``); empty when not pinned.
+    /// The CPUs the HTTP workers are pinned to (``ServerConfiguration/pinsWorkers``); empty when not pinned.
     public var workerCPUs: [Int] { transport.workerCPUs }
 
     /// How many sessions are live.

@@ -4,7 +4,7 @@ import HTTPTestClient
 import MicroHTTP
 import Testing
 
-/// Worker threads kept on a CPU of their own (``HTTPServerConfiguration/workerPinning``), seen from the
+/// Worker threads kept on a CPU of their own (``HTTPServerConfiguration/pinsWorkers``), seen from the
 /// handler, which runs on the worker itself.
 @Suite("Pinned workers")
 struct PinnedWorkersTests {
@@ -17,9 +17,9 @@ struct PinnedWorkersTests {
     }
 
     @Test func eachWorkerRunsOnACPUOfItsOwnAndItsThreadsDoNot() throws {
-        let allowed = WorkerPinning.allowedCPUs()
+        let allowed = Self.allowedCPUs()
         let sightings = Shared<[Sighting]>([])
-        try withServer({ $0.workerPinning = .always }, handler: Self.recording(into: sightings)) { server in
+        try withServer({ $0.pinsWorkers = true }, handler: Self.recording(into: sightings)) { server in
             #expect(server.workerCPUs == allowed)
             try Self.requestAtOnce(count: 12, port: server.port)
         }
@@ -43,10 +43,10 @@ struct PinnedWorkersTests {
         }
     }
 
-    @Test func unpinnedWorkersRunWhereverTheProcessMay() throws {
-        let allowed = WorkerPinning.allowedCPUs()
+    @Test func byDefaultWorkersRunWhereverTheProcessMay() throws {
+        let allowed = Self.allowedCPUs()
         let sightings = Shared<[Sighting]>([])
-        try withServer({ $0.workerPinning = .never }, handler: Self.recording(into: sightings)) { server in
+        try withServer(handler: Self.recording(into: sightings)) { server in
             #expect(server.workerCPUs.isEmpty)
             try Self.requestAtOnce(count: 4, port: server.port)
         }
@@ -54,26 +54,11 @@ struct PinnedWorkersTests {
         #expect(sightings.value.allSatisfy { $0.workerCPUs == allowed && $0.childCPUs == allowed })
     }
 
-    @Test func automaticPinsExactlyWhenThereAreAsManyWorkersAsCPUs() throws {
-        let allowed = WorkerPinning.allowedCPUs()
-        try withServer({ $0.threadPoolSize = allowed.count }, handler: { _, responder in responder.respond(.text("")) })
-        {
-            server in
-            #expect(server.workerCPUs == (allowed.count > 1 ? allowed : []))
-        }
-        try withServer(
-            { $0.threadPoolSize = allowed.count + 1 }, handler: { _, responder in responder.respond(.text("")) }
-        ) {
-            server in
-            #expect(server.workerCPUs.isEmpty)
-        }
-    }
-
     /// A handler that records its worker, the worker's CPUs and those of a thread it starts, then answers.
     private static func recording(into sightings: Shared<[Sighting]>) -> @Sendable (HTTPRequest, Responder) -> Void {
         { request, responder in
             let sighting = Sighting(
-                worker: UInt(bitPattern: Int(pthread_self())), workerCPUs: WorkerPinning.allowedCPUs(),
+                worker: UInt(bitPattern: Int(pthread_self())), workerCPUs: Self.allowedCPUs(),
                 childCPUs: cpusOfANewThread())
             sightings.update { $0.append(sighting) }
             responder.respond(.text("seen \(request.path)"))
@@ -90,7 +75,7 @@ struct PinnedWorkersTests {
             { context in
                 guard let context else { return nil }
                 let result = Unmanaged<Shared<[Int]>>.fromOpaque(context).takeUnretainedValue()
-                result.update { $0 = WorkerPinning.allowedCPUs() }
+                result.update { $0 = Self.allowedCPUs() }
                 return nil
             }, result.toOpaque())
         guard created == 0 else {
@@ -109,6 +94,14 @@ struct PinnedWorkersTests {
         }
         for (index, client) in clients.enumerated() {
             #expect(try client.readResponse().text == "seen /pinned/\(index)")
+        }
+    }
+
+    /// The CPUs the calling thread may run on, in increasing order.
+    private static func allowedCPUs() -> [Int] {
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 1024) { buffer in
+            let count = worker_affinity_cpus(buffer.baseAddress, Int32(buffer.count))
+            return buffer.prefix(max(Int(count), 0)).map(Int.init)
         }
     }
 }
