@@ -30,7 +30,7 @@ worker_affinity_cpus (int *cpus, int capacity)
 }
 
 int
-worker_affinity_is_pinned (void)
+worker_affinity_pin_attempted (void)
 {
   return pin_tried;
 }

@@ -21,7 +21,7 @@
 int worker_affinity_cpus (int *cpus, int capacity);
 
 /** Whether worker_affinity_pin already ran on the calling thread (1), successfully or not, or not (0). */
-int worker_affinity_is_pinned (void);
+int worker_affinity_pin_attempted (void);
 
 /**
  * Restricts the calling thread to the one CPU `cpu` and remembers that it tried. Returns 0, or the

@@ -67,9 +67,7 @@ public final class HTTPServer: Sendable {
                 core.report("this executable does not route epoll_wait through the transport; answers are not batched")
             }
             if !core.workerCPUs.isEmpty, worker_affinity_unpins_children() == 0 {
-                core.report(
-                    "this executable does not route pthread_create through the transport; threads a pinned worker starts keep its CPU"
-                )
+                core.report("pthread_create bypasses the transport's wrapper; pinned workers' threads keep their CPU")
             }
             if core.resumer != nil, !core.startResuming() {
                 core.report("could not start the resume thread; parked connections are resumed by their answerer")

@@ -43,7 +43,7 @@ final class ServerCore: Sendable {
     /// Pins the calling worker to the next CPU in ``workerCPUs``, the first time it runs this; must run on a
     /// libmicrohttpd worker thread.
     func pinCurrentWorker() {
-        guard !workerCPUs.isEmpty, worker_affinity_is_pinned() == 0 else { return }  // Tried once per thread.
+        guard !workerCPUs.isEmpty, worker_affinity_pin_attempted() == 0 else { return }  // Tried once per thread.
         let turn = pinnedWorkers.wrappingAdd(1, ordering: .relaxed).oldValue
         let cpu = workerCPUs[turn % workerCPUs.count]
         let error = worker_affinity_pin(Int32(cpu))
