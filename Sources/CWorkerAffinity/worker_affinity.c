@@ -11,9 +11,10 @@
 
 /* Set by the first worker_affinity_pin on a thread, even a failed one, so that it is tried once. */
 static _Thread_local int pin_tried;
-/* Set when the pin took; `unpinned` then holds the CPU set the thread had before. */
+/* Set when the pin took; `unpinned` then holds the CPU set the thread had before, `pinned_set` its CPU. */
 static _Thread_local int pinned;
 static _Thread_local cpu_set_t unpinned;
+static _Thread_local cpu_set_t pinned_set;
 
 int
 worker_affinity_cpus (int *cpus, int capacity)
@@ -52,6 +53,7 @@ worker_affinity_pin (int cpu)
   if (0 != error)
     return error;
   unpinned = before;
+  pinned_set = set;
   pinned = 1;
   return 0;
 }
@@ -102,11 +104,14 @@ pthread_create (pthread_t *thread, const pthread_attr_t *attributes,
       return EAGAIN;
     __atomic_store_n (&next_create, create, __ATOMIC_RELEASE);
   }
+  if (! pinned)
+    return create (thread, attributes, start, argument);
+  /* A new thread takes its creator's CPU set when it is created, so the worker widens its own for
+   * the moment of the call. Setting the child's afterwards would race with its end: once it has
+   * exited, pthread_setaffinity_np on it reaches the calling thread instead. */
+  (void) pthread_setaffinity_np (pthread_self (), sizeof (unpinned), &unpinned);
   int result = create (thread, attributes, start, argument);
-  /* The child may already run on the worker's CPU for a moment; from here on it runs anywhere the
-   * worker could before. If it already ended, there is nothing to move and the error is moot. */
-  if ( (0 == result) && pinned)
-    (void) pthread_setaffinity_np (*thread, sizeof (unpinned), &unpinned);
+  (void) pthread_setaffinity_np (pthread_self (), sizeof (pinned_set), &pinned_set);
   return result;
 }
 

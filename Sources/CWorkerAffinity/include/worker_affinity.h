@@ -7,9 +7,10 @@
  *
  * A new Linux thread starts with its creator's CPU set, and a worker does create threads: the
  * thread that queues work on libdispatch grows its pool. So this file also defines
- * pthread_create: it creates the thread with the C library's (or a sanitizer's) pthread_create,
- * and when the creator is a pinned worker it gives the new thread the CPU set the worker had
- * before it was pinned. (Not in sanitizer builds: see worker_affinity_is_sanitized.)
+ * pthread_create: it creates the thread with the C library's pthread_create, and when the
+ * creator is a pinned worker, the worker takes back the CPU set it had before it was pinned for
+ * the moment of the call, so the new thread starts with that set. (Not in sanitizer builds: see
+ * worker_affinity_is_sanitized.)
  */
 #ifndef WORKER_AFFINITY_H
 #define WORKER_AFFINITY_H

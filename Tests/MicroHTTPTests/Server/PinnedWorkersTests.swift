@@ -1,8 +1,9 @@
 import CWorkerAffinity
 import Glibc
 import HTTPTestClient
-import MicroHTTP
 import Testing
+
+@testable import MicroHTTP
 
 /// Worker threads kept on a CPU of their own (``HTTPServerConfiguration/pinsWorkers``), seen from the
 /// handler, which runs on the worker itself.
@@ -17,7 +18,7 @@ struct PinnedWorkersTests {
     }
 
     @Test func eachWorkerRunsOnACPUOfItsOwnAndItsThreadsDoNot() throws {
-        let allowed = Self.allowedCPUs()
+        let allowed = WorkerAffinity.allowedCPUs()
         let sightings = Shared<[Sighting]>([])
         try withServer({ $0.pinsWorkers = true }, handler: Self.recording(into: sightings)) { server in
             #expect(server.workerCPUs == allowed)
@@ -44,7 +45,7 @@ struct PinnedWorkersTests {
     }
 
     @Test func byDefaultWorkersRunWhereverTheProcessMay() throws {
-        let allowed = Self.allowedCPUs()
+        let allowed = WorkerAffinity.allowedCPUs()
         let sightings = Shared<[Sighting]>([])
         try withServer(handler: Self.recording(into: sightings)) { server in
             #expect(server.workerCPUs.isEmpty)
@@ -58,7 +59,7 @@ struct PinnedWorkersTests {
     private static func recording(into sightings: Shared<[Sighting]>) -> @Sendable (HTTPRequest, Responder) -> Void {
         { request, responder in
             let sighting = Sighting(
-                worker: UInt(bitPattern: Int(pthread_self())), workerCPUs: Self.allowedCPUs(),
+                worker: UInt(bitPattern: Int(pthread_self())), workerCPUs: WorkerAffinity.allowedCPUs(),
                 childCPUs: cpusOfANewThread())
             sightings.update { $0.append(sighting) }
             responder.respond(.text("seen \(request.path)"))
@@ -75,7 +76,7 @@ struct PinnedWorkersTests {
             { context in
                 guard let context else { return nil }
                 let result = Unmanaged<Shared<[Int]>>.fromOpaque(context).takeUnretainedValue()
-                result.update { $0 = Self.allowedCPUs() }
+                result.update { $0 = WorkerAffinity.allowedCPUs() }
                 return nil
             }, result.toOpaque())
         guard created == 0 else {
@@ -94,14 +95,6 @@ struct PinnedWorkersTests {
         }
         for (index, client) in clients.enumerated() {
             #expect(try client.readResponse().text == "seen /pinned/\(index)")
-        }
-    }
-
-    /// The CPUs the calling thread may run on, in increasing order.
-    private static func allowedCPUs() -> [Int] {
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 1024) { buffer in
-            let count = worker_affinity_cpus(buffer.baseAddress, Int32(buffer.count))
-            return buffer.prefix(max(Int(count), 0)).map(Int.init)
         }
     }
 }
