@@ -88,7 +88,7 @@ worker_affinity_is_sanitized (void)
 typedef int (*pthread_create_function) (pthread_t *, const pthread_attr_t *,
                                         void *(*)(void *), void *);
 
-/* The next pthread_create after this one: the C library's, or a sanitizer's that calls it. */
+/* The next pthread_create after this one: the C library's. */
 static pthread_create_function next_create;
 
 int
