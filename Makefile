@@ -14,8 +14,9 @@ check-dockerfile:
 # `make bench`: every scenario, 10 s wrk runs, medians of 3 (10-15 minutes); `make bench-quick`:
 # 3 s runs, one of each (about 3 minutes). Results: the printed table and bench/bin/results.md;
 # BENCHMARKS.md explains them. `make bench-profile` records a perf profile of the server under load;
-# `make bench-budget` measures how much work per request the dispatch target leaves (the floor with work added).
-.PHONY: bench bench-quick bench-profile bench-budget
+# `make bench-budget` measures how much work per request the dispatch target leaves (the floor with work added);
+# `make bench-placement` runs the dispatch load with the two workers placed by hand (together, apart, free).
+.PHONY: bench bench-quick bench-profile bench-budget bench-placement
 
 bench:
 	bench/run.sh
@@ -28,6 +29,9 @@ bench-profile:
 
 bench-budget:
 	bench/budget.sh
+
+bench-placement:
+	bench/placement.sh
 
 # --- Reliability (RELIABILITY.md; the API fuzzing also runs in `make test`) -------------------------
 .PHONY: api-fuzz fuzz sanitize-address sanitize-thread soak

@@ -36,7 +36,8 @@ struct PinnedWorkersTests {
                 sighting.childCPUs == (unpinsChildren ? allowed : sighting.workerCPUs),
                 "a thread started by a pinned worker may run on \(sighting.childCPUs)")
         }
-        // Workers take the CPUs in turn, so as long as there are enough CPUs no two share one.
+        // Workers take the CPUs in turn, so as long as there are enough CPUs no two share one (a check that
+        // only bites when more than one worker answered).
         var cpuOfWorker: [UInt: [Int]] = [:]
         for sighting in seen { cpuOfWorker[sighting.worker] = sighting.workerCPUs }
         if cpuOfWorker.count <= allowed.count {
@@ -87,7 +88,8 @@ struct PinnedWorkersTests {
         return result.takeRetainedValue().value
     }
 
-    /// Sends `count` requests on as many connections before reading any answer, so both workers get some.
+    /// Sends `count` requests on as many connections before reading any answer, so that both workers may get
+    /// some (which worker accepts a connection is libmicrohttpd's choice).
     private static func requestAtOnce(count: Int, port: UInt16) throws {
         let clients = try (0..<count).map { _ in try TestHTTPClient(port: port) }
         for (index, client) in clients.enumerated() {
