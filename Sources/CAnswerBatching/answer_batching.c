@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "answer_batching.h"
+#include "uncork_ring.h"
 
 #include <dlfcn.h>
 #include <netinet/in.h>
@@ -22,10 +23,20 @@ enum { HELD_CAPACITY = 256 };
 
 static __thread int held[HELD_CAPACITY];
 static __thread int held_count;
+/* How the calling thread releases more than one socket: through uncork_ring.c when set. */
+static __thread int release_in_one_call;
+/* Releases this thread made through one io_uring submission (for tests). */
+static __thread int one_call_releases;
 
 static void
 release_held (void)
 {
+  if (held_count > 1 && release_in_one_call && uncork_ring_release (held, held_count))
+    {
+      one_call_releases++;
+      held_count = 0;
+      return;
+    }
   const int off = 0;
   for (int i = 0; i < held_count; i++)
     (void) setsockopt (held[i], IPPROTO_TCP, TCP_CORK, &off, sizeof off);
@@ -47,10 +58,17 @@ answer_batching_is_active (void)
 }
 
 int
-answer_batching_hold (int fd)
+answer_batching_can_release_in_one_call (void)
+{
+  return uncork_ring_is_usable ();
+}
+
+int
+answer_batching_hold (int fd, int in_one_call)
 {
   if (fd < 0 || held_count >= HELD_CAPACITY)
     return 0;
+  release_in_one_call = in_one_call;
   if (held_count > 0 && held[held_count - 1] == fd)
     return 1; /* A pipelined request on the same connection: already held. */
   const int on = 1;
@@ -64,4 +82,10 @@ int
 answer_batching_held_count (void)
 {
   return held_count;
+}
+
+int
+answer_batching_one_call_releases (void)
+{
+  return one_call_releases;
 }

@@ -67,6 +67,10 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Send each answer at once instead of with the rest of its worker pass (REMVVM_NO_ANSWER_BATCHING).")
     var noAnswerBatching = false
     @Flag(
+        name: .customLong("no-io-uring"),
+        help: "Release a worker pass's answers with one setsockopt each, not one io_uring call (REMVVM_NO_IO_URING).")
+    var noIOURing = false
+    @Flag(
         name: .customLong("pin-workers"),
         help: "Keep each HTTP worker thread on a CPU of its own (REMVVM_PIN_WORKERS).")
     var pinWorkers = false
@@ -101,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
             "ReMVVM server listening on http://\(configuration.host):\(server.port)/",
             metadata: [
                 "public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)",
-                "threads.cpus": "\(pinnedCPUs)",
+                "threads.cpus": "\(pinnedCPUs)", "answers": "\(server.answerRelease)",
             ])
         let signal = await signals.next()
         logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
@@ -138,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxPollWait = .seconds(wait)
         }
         configuration.batchesAnswers = try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
+        configuration.releasesAnswersInOneCall = try !(noIOURing || environment.isOn("REMVVM_NO_IO_URING"))
         configuration.pinsWorkers = try pinWorkers || environment.isOn("REMVVM_PIN_WORKERS")
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }

@@ -11,6 +11,11 @@
  * calls to it, libmicrohttpd's included, come here first, release what the calling thread holds,
  * and go on to the C library's epoll_pwait (the same call with no signal mask). A thread that
  * holds nothing pays one thread-local load.
+ *
+ * Released one setsockopt at a time, each push can wake the client, which on a busy machine then
+ * preempts the worker to read that one answer: the pass's answers trickle out again. Where the
+ * kernel allows it, a pass's sockets are therefore released together in one io_uring submission
+ * (uncork_ring.h), and the worker can be preempted only once, as that call returns.
  */
 #ifndef ANSWER_BATCHING_H
 #define ANSWER_BATCHING_H
@@ -22,14 +27,26 @@
 int answer_batching_is_active (void);
 
 /**
- * Holds back what is written to the TCP socket `fd` until the calling thread next calls
- * epoll_wait; only call it when answer_batching_is_active() said 1. Returns 1 when held, 0 when
- * not (the thread already holds the most it can, or the socket refused TCP_CORK): then data goes
- * out as usual.
+ * Whether this process can release a thread's held sockets in one system call (an io_uring
+ * submission of socket commands, Linux 6.7 and later, when no seccomp filter forbids io_uring);
+ * tried once, on sockets of its own.
  */
-int answer_batching_hold (int fd);
+int answer_batching_can_release_in_one_call (void);
+
+/**
+ * Holds back what is written to the TCP socket `fd` until the calling thread next calls
+ * epoll_wait; only call it when answer_batching_is_active() said 1. With `in_one_call` 1 (only
+ * when answer_batching_can_release_in_one_call() said 1), that thread's next release of more
+ * than one socket is one system call; with 0, one setsockopt per socket. Returns 1 when held, 0
+ * when not (the thread already holds the most it can, or the socket refused TCP_CORK): then data
+ * goes out as usual.
+ */
+int answer_batching_hold (int fd, int in_one_call);
 
 /** Sockets the calling thread holds right now (for tests). */
 int answer_batching_held_count (void);
+
+/** Releases the calling thread made in one system call so far (for tests). */
+int answer_batching_one_call_releases (void);
 
 #endif /* ANSWER_BATCHING_H */

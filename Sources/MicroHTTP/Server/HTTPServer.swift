@@ -88,6 +88,13 @@ public final class HTTPServer: Sendable {
         core.batchesAnswers
     }
 
+    /// Whether a worker releases a pass's held answers in one system call
+    /// (``HTTPServerConfiguration/releasesAnswersInOneCall``): configured so, answers are batched, and this
+    /// kernel and process allow io_uring's socket commands.
+    public var releasesAnswersInOneCall: Bool {
+        core.releasesAnswersInOneCall
+    }
+
     /// The CPUs the worker threads are pinned to (``HTTPServerConfiguration/pinsWorkers``), in the order
     /// workers take them as each accepts its first connection; empty when workers are not pinned.
     public var workerCPUs: [Int] {

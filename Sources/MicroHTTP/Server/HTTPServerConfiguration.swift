@@ -59,6 +59,17 @@ public struct HTTPServerConfiguration: Sendable {
     /// tells whether a running server does it.
     public var batchesAnswers: Bool = true
 
+    /// Whether a worker releases the answers it held during a pass in one system call (an io_uring
+    /// submission of socket commands) rather than one `setsockopt` each, where the kernel allows it.
+    ///
+    /// Each release can wake the client, which on a busy machine then preempts the worker to read that one
+    /// answer, and the pass's answers trickle out one by one again; released in one call, the worker can be
+    /// preempted once, as it returns. It needs Linux 6.7 or later and a process that may use io_uring
+    /// (container runtimes' default seccomp profiles forbid it); elsewhere answers are released one by one.
+    /// Only matters with ``batchesAnswers``. ``HTTPServer/releasesAnswersInOneCall`` tells whether a running
+    /// server does it.
+    public var releasesAnswersInOneCall: Bool = true
+
     /// Whether each worker thread is kept on a CPU of its own: worker `k`, as it accepts its first
     /// connection, on the `k`-th CPU this process may run on (round robin when there are more workers).
     ///
@@ -95,6 +106,7 @@ public struct HTTPServerConfiguration: Sendable {
         listenBacklog: Int = 1024,
         detectsDisconnectedParkedClients: Bool = true,
         batchesAnswers: Bool = true,
+        releasesAnswersInOneCall: Bool = true,
         pinsWorkers: Bool = false,
         stopGracePeriod: Duration = .seconds(2),
         diagnostics: (@Sendable (String) -> Void)? = nil
@@ -110,6 +122,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.listenBacklog = listenBacklog
         self.detectsDisconnectedParkedClients = detectsDisconnectedParkedClients
         self.batchesAnswers = batchesAnswers
+        self.releasesAnswersInOneCall = releasesAnswersInOneCall
         self.pinsWorkers = pinsWorkers
         self.stopGracePeriod = stopGracePeriod
         self.diagnostics = diagnostics

@@ -23,6 +23,9 @@ final class ServerCore: Sendable {
     /// Whether answers given during `handle` are held until the worker's pass ends (see
     /// ``HTTPServerConfiguration/batchesAnswers``): asked for, and the epoll_wait hook is in place.
     let batchesAnswers: Bool
+    /// Whether a worker releases a pass's held answers in one system call (see
+    /// ``HTTPServerConfiguration/releasesAnswersInOneCall``): asked for, batching, and the kernel allows it.
+    let releasesAnswersInOneCall: Bool
     /// The CPUs workers are pinned to, taken in turn (see ``HTTPServerConfiguration/pinsWorkers``); empty
     /// when they are not pinned.
     let workerCPUs: [Int]
@@ -37,6 +40,9 @@ final class ServerCore: Sendable {
         watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
         resumer = ResumeQueue()
         batchesAnswers = configuration.batchesAnswers && answer_batching_is_active() != 0
+        releasesAnswersInOneCall =
+            batchesAnswers && configuration.releasesAnswersInOneCall
+            && answer_batching_can_release_in_one_call() != 0
         workerCPUs = configuration.pinsWorkers ? WorkerAffinity.allowedCPUs() : []
     }
 
@@ -56,7 +62,7 @@ final class ServerCore: Sendable {
     /// libmicrohttpd callback for it, on its worker thread.
     func holdAnswer(on connection: ConnectionHandle) {
         guard batchesAnswers else { return }
-        _ = answer_batching_hold(cmhd_connection_socket(connection.pointer))
+        _ = answer_batching_hold(cmhd_connection_socket(connection.pointer), releasesAnswersInOneCall ? 1 : 0)
     }
 
     /// Starts resuming parked connections on the resume thread; while it runs, the thread retains `self`.

@@ -38,6 +38,9 @@ public struct ServerConfiguration: Sendable {
     public var idempotencyKeysPerSession = 256
     /// Whether the answers of one worker pass leave together (``HTTPServerConfiguration/batchesAnswers``).
     public var batchesAnswers = true
+    /// Whether a pass's held answers are released in one system call where the kernel allows it
+    /// (``HTTPServerConfiguration/releasesAnswersInOneCall``).
+    public var releasesAnswersInOneCall = true
     /// Whether each HTTP worker thread is kept on a CPU of its own (``HTTPServerConfiguration/pinsWorkers``).
     public var pinsWorkers = false
 
@@ -55,6 +58,7 @@ public struct ServerConfiguration: Sendable {
         transport.connectionMemoryLimit = connectionMemory
         transport.maxBodySize = maxBodySize
         transport.batchesAnswers = batchesAnswers
+        transport.releasesAnswersInOneCall = releasesAnswersInOneCall
         transport.pinsWorkers = pinsWorkers
         return transport
     }

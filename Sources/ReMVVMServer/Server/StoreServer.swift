@@ -63,6 +63,14 @@ public final class StoreServer: Sendable {
     /// The CPUs the HTTP workers are pinned to (``ServerConfiguration/pinsWorkers``); empty when not pinned.
     public var workerCPUs: [Int] { transport.workerCPUs }
 
+    /// How the HTTP workers send the answers of one pass: `unbatched` (each as it is given), `batched`
+    /// (together when the pass ends, one `setsockopt` each) or `batched+io_uring` (together, in one system
+    /// call); see ``ServerConfiguration/batchesAnswers`` and ``ServerConfiguration/releasesAnswersInOneCall``.
+    public var answerRelease: String {
+        guard transport.batchesAnswers else { return "unbatched" }
+        return transport.releasesAnswersInOneCall ? "batched+io_uring" : "batched"
+    }
+
     /// How many sessions are live.
     public var sessionCount: Int { api.sessions.count }
 

@@ -19,6 +19,22 @@ struct BatchedAnswersTests {
     }
 
     @Test(arguments: [true, false])
+    func theServerReleasesInOneCallOnlyWhenAskedBatchingAndAble(oneCall: Bool) throws {
+        let able = answer_batching_can_release_in_one_call() == 1
+        try withServer({ $0.releasesAnswersInOneCall = oneCall }, handler: Self.echoPath) { server in
+            #expect(server.releasesAnswersInOneCall == (oneCall && able))
+        }
+        try withServer(
+            {
+                $0.batchesAnswers = false
+                $0.releasesAnswersInOneCall = oneCall
+            }, handler: Self.echoPath
+        ) { server in
+            #expect(!server.releasesAnswersInOneCall)
+        }
+    }
+
+    @Test(arguments: [true, false])
     func anAnswerGivenDuringTheHandlerIsHeldUntilItsPassEnds(batching: Bool) throws {
         // The request ends (its answer sent to the socket) on the worker thread, in the same pass: a held
         // answer is still in the thread's list then, and only its next epoll_wait releases it.
@@ -37,9 +53,13 @@ struct BatchedAnswersTests {
         #expect(heldAtEnd.value.allSatisfy { batching ? $0 >= 1 : $0 == 0 }, "held at the end: \(heldAtEnd.value)")
     }
 
-    @Test(arguments: [true, false])
-    func requestsReadyAtOnceOnManyConnectionsAreEachAnswered(batching: Bool) throws {
-        try withServer({ $0.batchesAnswers = batching }, handler: Self.echoPath) { server in
+    @Test(arguments: [(true, true), (true, false), (false, false)])
+    func requestsReadyAtOnceOnManyConnectionsAreEachAnswered(batching: Bool, oneCall: Bool) throws {
+        let configure = { (configuration: inout HTTPServerConfiguration) in
+            configuration.batchesAnswers = batching
+            configuration.releasesAnswersInOneCall = oneCall
+        }
+        try withServer(configure, handler: Self.echoPath) { server in
             let clients = try (0..<16).map { _ in try TestHTTPClient(port: server.port) }
             // Every request is out before any answer is read, so a worker finds several ready in one pass.
             for (index, client) in clients.enumerated() {
