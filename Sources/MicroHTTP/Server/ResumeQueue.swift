@@ -135,7 +135,8 @@ final class ResumeQueue: Sendable {
             }
             guard !batch.isEmpty else { continue }  // A wake-up for a batch already taken: no walk to pace.
             for item in batch { perform(item) }
-            nextBatchAt = MonotonicClock.nanoseconds() + max(pacing(batch.count), 0)
+            let gap = max(pacing(batch.count), 0)  // Asked first: the gap counts from the decision on.
+            nextBatchAt = MonotonicClock.nanoseconds() + gap
             batch.removeAll(keepingCapacity: true)
         }
     }
