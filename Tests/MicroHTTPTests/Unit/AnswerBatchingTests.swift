@@ -1,5 +1,6 @@
 import CAnswerBatching
 import CMicroHTTPD
+import Foundation
 import Glibc
 import Testing
 
@@ -9,6 +10,21 @@ struct AnswerBatchingTests {
     @Test func theProcessEpollWaitIsTheHook() {
         // What libmicrohttpd's calls resolve to: if this fails, servers run with batching off.
         #expect(answer_batching_is_active() == 1)
+    }
+
+    @Test func releasesInOneCallWhereverTheKernelOffersIt() throws {
+        // The probe must not report "unavailable" where the kernel has io_uring's socket commands (Linux 6.7)
+        // and nothing forbids io_uring: otherwise every other test here passes with the one-call release gone.
+        let kernel = try String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)
+        let version = kernel.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
+        let disabled = (try? String(contentsOfFile: "/proc/sys/kernel/io_uring_disabled", encoding: .utf8)) ?? "0"
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let filtered = status.split(separator: "\n").contains { $0.hasPrefix("Seccomp:") && !$0.hasSuffix("0") }
+        guard version.count == 2, disabled.trimmingCharacters(in: .whitespacesAndNewlines) == "0", !filtered else {
+            return  // A filter or a sysctl may forbid it: nothing to expect either way.
+        }
+        let offered = version[0] > 6 || (version[0] == 6 && version[1] >= 7)
+        #expect((answer_batching_can_release_in_one_call() == 1) == offered, "Linux \(kernel)")
     }
 
     @Test func heldBytesLeaveWhenTheHoldingThreadNextWaits() throws {
