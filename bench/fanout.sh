@@ -3,8 +3,9 @@
 #   poll: BENCH_FANOUT_N long-polls parked on one session, and separately one on each of BENCH_FANOUT_N
 #         sessions; then one dispatch (on every session, in the second case) changes their counter view.
 #   sse : BENCH_FANOUT_N event streams on one session, one dispatch.
-# Reported: the time from the (first) dispatch until the last subscriber has its answer, and the server's
-# RSS before, while parked and after. Each run gets a fresh server; the same client (bench/clients/fanout.c,
+# Reported: the time from the (first) dispatch until the last subscriber has its answer, the server's CPU
+# time over that window per subscriber (informative: the CPU a change costs, less noisy than the
+# wall time on a shared machine), and the server's RSS before, while parked and after. Each run gets a fresh server; the same client (bench/clients/fanout.c,
 # a separate process) drives remvvm-server, the C floor (bench/floor/floor_fanout.c: suspend/resume and
 # nothing else) and nginx+nchan when installed. Medians of BENCH_REPEAT runs.
 source "$(dirname "$0")/lib.sh"
@@ -69,7 +70,7 @@ run_one() {
 
 targets="floor ours"
 [ "$nchan" = 1 ] && targets="floor ours nchan"
-declare -A last perkib before parked after bad
+declare -A last perkib before parked after bad cpu
 for rep in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
     for mode in $modes; do
@@ -79,6 +80,7 @@ for rep in $(seq "$BENCH_REPEAT"); do
             note "run $rep $target $mode: $(grep -v '^RESULT' "$LOGS/fanout.log" | grep -E '^fanout|^server' | tr '\n' ' ')"
             k="$target.$mode"
             last[$k]+=" $(field last_ms "$line")"
+            cpu[$k]+=" $(awk -v c="$(field server_cpu_ms "$line")" -v n="$N" 'BEGIN { printf "%.1f", c * 1000 / n }')"
             b=$(field rss_before_kib "$line")
             p=$(field rss_parked_kib "$line")
             before[$k]+=" $b"
@@ -133,6 +135,17 @@ for mode in $modes; do
             record "$scen" "$what: last event ms, vs nginx+nchan" "$o" "$x" "$(ratio "$o" "$x")" "" ""
         fi
         record "$scen" "$what: RSS KiB per stream" "$opk" "$fpk" "$(ratio "$opk" "$fpk")" "" ""
+    fi
+    # shellcheck disable=SC2086
+    {
+        oc=$(median ${cpu[ours.$mode]})
+        fc=$(median ${cpu[floor.$mode]})
+    }
+    record "$scen" "$what: server CPU µs per subscriber" "$oc" "$fc" "$(ratio "$oc" "$fc")" "" ""
+    if [ "$nchan" = 1 ]; then
+        # shellcheck disable=SC2086
+        xc=$(median ${cpu[nchan.$mode]})
+        record "$scen" "$what: server CPU µs per subscriber, vs nginx+nchan" "$oc" "$xc" "$(ratio "$oc" "$xc")" "" ""
     fi
     record "$scen" "$what: RSS MiB before/parked/after" "$orss" "$frss" "" "" ""
     if [ "$nchan" = 1 ]; then

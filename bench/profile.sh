@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Where the server's time goes: `perf record -g` on remvvm-server during (1) the dispatch load of
-# scenario 1a (wrk, 64 sessions) and (2) a long-poll fan-out of BENCH_FANOUT_N on one session.
+# scenario 1a (wrk, 64 sessions), (2) a long-poll fan-out of BENCH_FANOUT_N on one session and (3) one
+# long-poll on each of BENCH_FANOUT_N sessions, each changed by a dispatch of its own (scenario 2's second
+# case), cut to the window from the first dispatch to the last answer and split by stage per change.
 # Reports (perf report --no-children, by thread, library and symbol) go to bench/bin/profile-*.txt.
 source "$(dirname "$0")/lib.sh"
 
@@ -70,3 +72,25 @@ wait "$perf_pid" 2>/dev/null || true
 forget "$perf_pid"
 stop "$server"
 report "$BIN/perf-fanout.data" "$BIN/profile-fanout.txt"
+
+say "== profile 3: long-poll fan-out, one poll on each of $BENCH_FANOUT_N sessions, a dispatch each"
+start_server
+server=$PID
+"$BIN/mksessions" "$SERVER_PORT" "$BENCH_FANOUT_N" 32 "$BIN/fanout-sessions.txt" >/dev/null
+# A sample per 100 µs of the server's CPU (task-clock), on the monotonic clock the client's window uses.
+perf record -q -g -k mono -e task-clock -c 100000 -p "$server" -o "$BIN/perf-fanout-many.data" >/dev/null 2>&1 &
+perf_pid=$!
+STARTED+=("$perf_pid")
+"$BIN/fanout" poll "$SERVER_PORT" "$BIN/fanout-sessions.txt" "$BENCH_FANOUT_N" many --pids "$server" \
+    --ready /metrics remvvm_parked_polls >"$LOGS/fanout-profile.log" 2>&1 || true
+kill -INT "$perf_pid"
+wait "$perf_pid" 2>/dev/null || true
+forget "$perf_pid"
+stop "$server"
+grep -E '^fanout' "$LOGS/fanout-profile.log" | sed 's/^/   /'
+window=$(awk '/^window:/ { print $3 "," $4 }' "$LOGS/fanout-profile.log")
+[ -n "$window" ] || die "the fan-out client printed no window: $(tail -3 "$LOGS/fanout-profile.log")"
+"$BENCH_DIR/breakdown.py" --stages fanout --time "$window" --sample-us 100 --count "$BENCH_FANOUT_N" \
+    "$BIN/perf-fanout-many.data" >"$BIN/profile-fanout-many-stages.txt"
+say "   from the first dispatch to the last answer, by stage ($BIN/profile-fanout-many-stages.txt):"
+head -20 "$BIN/profile-fanout-many-stages.txt" | sed 's/^/     /'

@@ -6,7 +6,8 @@
  *   sse : GET /v1/sessions/{id}/events?views=counter -> the event marker ("event: patch") after the
  *         ready marker ("event: snapshot")
  * Requests carry "Authorization: Bearer {token}"; sessions come from a file of "id token version" lines
- * (see mksessions). It also samples the servers' RSS (from /proc) before, while parked and after.
+ * (see mksessions). It also samples the servers' RSS (from /proc) before, while parked and after, and their
+ * CPU time (user + system, all threads) from the first dispatch to the last answer.
  * usage: fanout poll|sse PORT SESSIONS N one|many [options]
  *   --ready PATH KEY   a gauge of parked subscribers: GET PATH, the number after KEY (else: wait until
  *                      the servers' CPU goes quiet)
@@ -77,9 +78,9 @@ int main (int argc, char **argv)
 {
   struct sub *subs;
   struct pub *pubs;
-  double *lat, t0, tpub = -1, lastprog;
+  double *lat, t0, tpub = -1, lastprog, cpu_ms = -1;
   int ep, done = 0, failed = 0, early = 0, non200 = 0, npub, pubdone = 0, pubfail = 0;
-  long rss_before, rss_parked, rss_after, gauge = -1;
+  long rss_before, rss_parked, rss_after, gauge = -1, cpu0, cpu1;
   char req[2048];
 
   if (argc < 6) die ("usage: %s poll|sse PORT SESSIONS N one|many [--ready PATH KEY] [--pids LIST] "
@@ -189,6 +190,7 @@ int main (int argc, char **argv)
     set_nonblocking (pubs[j].fd);
     if (0 != epoll_ctl (ep, EPOLL_CTL_ADD, pubs[j].fd, &ev)) die ("epoll_ctl: %s", strerror (errno));
   }
+  cpu0 = cpu_ticks (pids);
   t0 = now_ms ();
   for (int j = 0; j < npub; j++)
   {
@@ -258,12 +260,17 @@ int main (int argc, char **argv)
       }
     }
   }
+  cpu1 = cpu_ticks (pids);
+  if (cpu0 >= 0 && cpu1 >= cpu0) cpu_ms = (double) (cpu1 - cpu0) * 1000.0 / (double) sysconf (_SC_CLK_TCK);
   qsort (lat, (size_t) done, sizeof *lat, cmp_double);
   printf ("fanout %s N=%d mode=%s: answered=%d (non-200: %d) failed=%d early=%d | first=%.1f p50=%.1f p99=%.1f "
-          "last=%.1f ms | dispatches=%d/%d done in %.1f ms\n",
+          "last=%.1f ms | dispatches=%d/%d done in %.1f ms | server CPU %.0f ms\n",
           sse ? "sse" : "poll", n, many ? "many" : "one", done, non200, failed, early,
           done ? lat[0] : -1, percentile (lat, done, 0.5), percentile (lat, done, 0.99), done ? lat[done - 1] : -1,
-          pubdone, many ? n : 1, tpub);
+          pubdone, many ? n : 1, tpub, cpu_ms);
+  /* the same window on the monotonic clock, so a profile taken with `perf record -k mono` can be cut to it */
+  printf ("window: monotonic %.6f %.6f s (first dispatch written, last answer read)\n", t0 / 1000.0,
+          (t0 + (done ? lat[done - 1] : 0.0)) / 1000.0);
 
   /* 3. leave, and let the server clean up */
   for (int i = 0; i < n; i++) close (subs[i].fd);
@@ -274,8 +281,8 @@ int main (int argc, char **argv)
   printf ("server RSS: before=%ld KiB parked=%ld KiB after=%ld KiB (%.2f KiB per parked subscriber)\n",
           rss_before, rss_parked, rss_after, rss_before > 0 ? (double) (rss_parked - rss_before) / n : -1.0);
   printf ("RESULT last_ms=%.1f p50_ms=%.1f answered=%d expected=%d non200=%d rss_before_kib=%ld "
-          "rss_parked_kib=%ld rss_after_kib=%ld dispatch_ms=%.1f\n",
+          "rss_parked_kib=%ld rss_after_kib=%ld dispatch_ms=%.1f server_cpu_ms=%.0f\n",
           done ? lat[done - 1] : -1, percentile (lat, done, 0.5), done, n, non200, rss_before, rss_parked,
-          rss_after, tpub);
+          rss_after, tpub, cpu_ms);
   return done == n && non200 == 0 ? 0 : 3;
 }
