@@ -32,40 +32,14 @@ fi
 # (not run in a subshell, so the exit trap still sees every process it starts).
 LINE=""
 run_one() {
-    local target=$1 mode=$2 count=1 pids port gauge extra=()
+    local target=$1 mode=$2 count=1
     [ "$mode" = many ] && count=$N
-    case $target in
-        ours)
-            start_server
-            pids=$PID
-            "$BIN/mksessions" "$SERVER_PORT" "$count" 32 "$BIN/fanout-sessions.txt" >"$LOGS/mksessions.log" \
-                || die "creating sessions failed: $(cat "$LOGS/mksessions.log")"
-            gauge=remvvm_parked_polls
-            [ "$proto" = sse ] && gauge=remvvm_event_streams
-            extra=(--ready /metrics "$gauge")
-            port=$SERVER_PORT
-            ;;
-        floor)
-            start floor_fanout "$FLOOR_PORT" /healthz "$BIN/floor_fanout" "$FLOOR_PORT" "$THREADS" 19000
-            pids=$PID
-            "$BIN/mksessions" --fake f "$count" "$BIN/fanout-sessions.txt"
-            extra=(--ready /count waiting)
-            port=$FLOOR_PORT
-            ;;
-        nchan)
-            start_nchan
-            pids=$(nginx_pids "$PID")
-            "$BIN/mksessions" --fake n "$count" "$BIN/fanout-sessions.txt"
-            extra=(--ready /nchan_status "subscribers:" --sse-ready ": hi")
-            port=$NGINX_PORT
-            ;;
-    esac
-    local main=${pids%%,*}
-    "$BIN/fanout" "$proto" "$port" "$BIN/fanout-sessions.txt" "$N" "$mode" --pids "$pids" "${extra[@]}" \
-        >"$LOGS/fanout.log" 2>&1 || true
+    start_fanout_target "$target" "$proto" "$count" "$BIN/fanout-sessions.txt"
+    "$BIN/fanout" "$proto" "$FANOUT_PORT" "$BIN/fanout-sessions.txt" "$N" "$mode" --pids "$FANOUT_PIDS" \
+        "${FANOUT_READY[@]}" >"$LOGS/fanout.log" 2>&1 || true
     LINE=$(grep '^RESULT' "$LOGS/fanout.log" || true)
     [ -n "$LINE" ] || { cat "$LOGS/fanout.log" >&2; die "the fan-out client failed against $target"; }
-    if [ "$target" = nchan ]; then stop_nchan "$main"; else stop "$main"; fi
+    stop_fanout_target "$target"
 }
 
 targets="floor ours"

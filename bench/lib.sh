@@ -244,6 +244,44 @@ stop_nchan() {
     rm -rf "$NGINX_PREFIX"
 }
 
+# start_fanout_target TARGET PROTO COUNT SESSIONS_FILE: starts ours, the C floor or nginx+nchan (TARGET)
+# for a fan-out of PROTO (poll or sse) over COUNT sessions, and writes those sessions to SESSIONS_FILE for
+# bench/bin/fanout. Sets FANOUT_PIDS (the processes to sample, the main one first), FANOUT_PORT and
+# FANOUT_READY (the client's options that tell it when every subscriber is parked).
+FANOUT_PIDS="" FANOUT_PORT="" FANOUT_READY=()
+start_fanout_target() {
+    local target=$1 proto=$2 count=$3 sessions=$4 gauge
+    case $target in
+        ours)
+            start_server
+            FANOUT_PIDS=$PID FANOUT_PORT=$SERVER_PORT
+            "$BIN/mksessions" "$SERVER_PORT" "$count" 32 "$sessions" >"$LOGS/mksessions.log" \
+                || die "creating sessions failed: $(cat "$LOGS/mksessions.log")"
+            gauge=remvvm_parked_polls
+            [ "$proto" = sse ] && gauge=remvvm_event_streams
+            FANOUT_READY=(--ready /metrics "$gauge")
+            ;;
+        floor)
+            start floor_fanout "$FLOOR_PORT" /healthz "$BIN/floor_fanout" "$FLOOR_PORT" "$THREADS" 19000
+            FANOUT_PIDS=$PID FANOUT_PORT=$FLOOR_PORT
+            "$BIN/mksessions" --fake f "$count" "$sessions"
+            FANOUT_READY=(--ready /count waiting)
+            ;;
+        nchan)
+            start_nchan
+            FANOUT_PIDS=$(nginx_pids "$PID") FANOUT_PORT=$NGINX_PORT
+            "$BIN/mksessions" --fake n "$count" "$sessions"
+            FANOUT_READY=(--ready /nchan_status "subscribers:" --sse-ready ": hi")
+            ;;
+        *) die "unknown fan-out target $target" ;;
+    esac
+}
+
+# stop_fanout_target TARGET: stops what start_fanout_target started.
+stop_fanout_target() {
+    if [ "$1" = nchan ]; then stop_nchan "${FANOUT_PIDS%%,*}"; else stop "${FANOUT_PIDS%%,*}"; fi
+}
+
 # cpu_ticks PID: user+system CPU ticks of a process, all threads
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 

@@ -2,7 +2,8 @@
 # Where the server's time goes: `perf record -g` on remvvm-server during (1) the dispatch load of
 # scenario 1a (wrk, 64 sessions), (2) a long-poll fan-out of BENCH_FANOUT_N on one session and (3) one
 # long-poll on each of BENCH_FANOUT_N sessions, each changed by a dispatch of its own (scenario 2's second
-# case), cut to the window from the first dispatch to the last answer and split by stage per change.
+# case), cut to the window from the first dispatch to the last answer: the CPU per change of ours, the C
+# floor and nginx+nchan (when installed), and ours split by stage per change.
 # Reports (perf report --no-children, by thread, library and symbol) go to bench/bin/profile-*.txt.
 source "$(dirname "$0")/lib.sh"
 
@@ -74,23 +75,30 @@ stop "$server"
 report "$BIN/perf-fanout.data" "$BIN/profile-fanout.txt"
 
 say "== profile 3: long-poll fan-out, one poll on each of $BENCH_FANOUT_N sessions, a dispatch each"
-start_server
-server=$PID
-"$BIN/mksessions" "$SERVER_PORT" "$BENCH_FANOUT_N" 32 "$BIN/fanout-sessions.txt" >/dev/null
-# A sample per 100 µs of the server's CPU (task-clock), on the monotonic clock the client's window uses.
-perf record -q -g -k mono -e task-clock -c 100000 -p "$server" -o "$BIN/perf-fanout-many.data" >/dev/null 2>&1 &
-perf_pid=$!
-STARTED+=("$perf_pid")
-"$BIN/fanout" poll "$SERVER_PORT" "$BIN/fanout-sessions.txt" "$BENCH_FANOUT_N" many --pids "$server" \
-    --ready /metrics remvvm_parked_polls >"$LOGS/fanout-profile.log" 2>&1 || true
-kill -INT "$perf_pid"
-wait "$perf_pid" 2>/dev/null || true
-forget "$perf_pid"
-stop "$server"
-grep -E '^fanout' "$LOGS/fanout-profile.log" | sed 's/^/   /'
-window=$(awk '/^window:/ { print $3 "," $4 }' "$LOGS/fanout-profile.log")
-[ -n "$window" ] || die "the fan-out client printed no window: $(tail -3 "$LOGS/fanout-profile.log")"
-"$BENCH_DIR/breakdown.py" --stages fanout --time "$window" --sample-us 100 --count "$BENCH_FANOUT_N" \
-    "$BIN/perf-fanout-many.data" >"$BIN/profile-fanout-many-stages.txt"
-say "   from the first dispatch to the last answer, by stage ($BIN/profile-fanout-many-stages.txt):"
-head -20 "$BIN/profile-fanout-many-stages.txt" | sed 's/^/     /'
+# The same fan-out against the C floor and nginx+nchan too, for their CPU per change; ours is also split by
+# stage. A sample per 100 µs of CPU (task-clock), on the monotonic clock the client's window line uses.
+targets="floor ours"
+have_nchan && targets="floor ours nchan"
+for target in $targets; do
+    start_fanout_target "$target" poll "$BENCH_FANOUT_N" "$BIN/fanout-sessions.txt"
+    perf record -q -g -k mono -e task-clock -c 100000 -p "$FANOUT_PIDS" -o "$BIN/perf-fanout-many-$target.data" \
+        >/dev/null 2>&1 &
+    perf_pid=$!
+    STARTED+=("$perf_pid")
+    "$BIN/fanout" poll "$FANOUT_PORT" "$BIN/fanout-sessions.txt" "$BENCH_FANOUT_N" many --pids "$FANOUT_PIDS" \
+        "${FANOUT_READY[@]}" >"$LOGS/fanout-profile.log" 2>&1 || true
+    kill -INT "$perf_pid"
+    wait "$perf_pid" 2>/dev/null || true
+    forget "$perf_pid"
+    stop_fanout_target "$target"
+    window=$(awk '/^window:/ { print $3 "," $4 }' "$LOGS/fanout-profile.log")
+    [ -n "$window" ] || die "the fan-out client printed no window against $target: $(tail -3 "$LOGS/fanout-profile.log")"
+    samples=$(perf script -i "$BIN/perf-fanout-many-$target.data" --time "$window" -F time 2>/dev/null | wc -l)
+    say "   $target: $(grep -o 'last=[0-9.]* ms' "$LOGS/fanout-profile.log"), $(awk -v s="$samples" -v n="$BENCH_FANOUT_N" \
+        'BEGIN { printf "%.1f", s * 100 / n }') µs of CPU per change (perf task-clock, $samples samples in the window)"
+    [ "$target" = ours ] || continue
+    "$BENCH_DIR/breakdown.py" --stages fanout --time "$window" --sample-us 100 --count "$BENCH_FANOUT_N" \
+        "$BIN/perf-fanout-many-ours.data" >"$BIN/profile-fanout-many-stages.txt"
+    say "   ours from the first dispatch to the last answer, by stage ($BIN/profile-fanout-many-stages.txt):"
+    head -20 "$BIN/profile-fanout-many-stages.txt" | sed 's/^/     /'
+done
