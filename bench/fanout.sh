@@ -4,10 +4,11 @@
 #         sessions; then one dispatch (on every session, in the second case) changes their counter view.
 #   sse : BENCH_FANOUT_N event streams on one session, one dispatch.
 # Reported: the time from the (first) dispatch until the last subscriber has its answer, the server's CPU
-# time over that window per subscriber (informative: the CPU a change costs, less noisy than the
-# wall time on a shared machine), and the server's RSS before, while parked and after. Each run gets a fresh server; the same client (bench/clients/fanout.c,
-# a separate process) drives remvvm-server, the C floor (bench/floor/floor_fanout.c: suspend/resume and
-# nothing else) and nginx+nchan when installed. Medians of BENCH_REPEAT runs.
+# time over that window per subscriber (informative: the CPU a change costs, less noisy than the wall
+# time on a shared machine), and the server's RSS before, while parked and after. Each run gets a fresh
+# server; the same client (bench/clients/fanout.c, a separate process) drives remvvm-server, the C floor
+# (bench/floor/floor_fanout.c: suspend/resume and nothing else) and nginx+nchan when installed. Medians of
+# BENCH_REPEAT runs.
 source "$(dirname "$0")/lib.sh"
 
 proto=${1:-poll}
@@ -54,7 +55,8 @@ for rep in $(seq "$BENCH_REPEAT"); do
             note "run $rep $target $mode: $(grep -v '^RESULT' "$LOGS/fanout.log" | grep -E '^fanout|^server' | tr '\n' ' ')"
             k="$target.$mode"
             last[$k]+=" $(field last_ms "$line")"
-            cpu[$k]+=" $(awk -v c="$(field server_cpu_ms "$line")" -v n="$N" 'BEGIN { printf "%.1f", c * 1000 / n }')"
+            cpu[$k]+=" $(awk -v c="$(field server_cpu_ms "$line")" -v n="$N" \
+                'BEGIN { if (c == "" || c < 0) print "nan"; else printf "%.1f", c * 1000 / n }')"
             b=$(field rss_before_kib "$line")
             p=$(field rss_parked_kib "$line")
             before[$k]+=" $b"
