@@ -26,7 +26,7 @@ DISPATCH_STAGES = [
     ("credentials", "CredentialsV"),
     ("session lookup", "SessionRegistryC4find"),
     ("routing", "RouteO4path"),
-    ("answer headers", "dispatchHeaders"),
+    ("answer headers", "versionedHeaders"),
     ("answer: respond and count", "ExchangeV12sendPrepared"),
     ("API, rest", "APIC6handle_9responder"),
     ("transport: response to libmicrohttpd", "ResponseSenderO4send"),
