@@ -7,8 +7,10 @@
 # time over that window per subscriber (informative: the CPU a change costs, less noisy than the wall
 # time on a shared machine), and the server's RSS before, while parked and after. Each run gets a fresh
 # server; the same client (bench/clients/fanout.c, a separate process) drives remvvm-server, the C floor
-# (bench/floor/floor_fanout.c: suspend/resume and nothing else) and nginx+nchan when installed. Medians of
-# BENCH_REPEAT runs.
+# (bench/floor/floor_fanout.c: suspend/resume and nothing else) and nginx+nchan when installed. The
+# long-polls also run against the floor set up as remvvm-server sets up libmicrohttpd (`floor_fanout ...
+# tuned`: an 8 KiB pool per connection, resumes paced by the same rule), which is what libmicrohttpd alone
+# costs at its best; it has no target. Medians of BENCH_REPEAT runs.
 source "$(dirname "$0")/lib.sh"
 
 proto=${1:-poll}
@@ -49,7 +51,9 @@ declare -A last perkib before parked after bad cpu
 for rep in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
     for mode in $modes; do
-        for target in $targets; do
+        mode_targets=$targets
+        [ "$proto" = poll ] && mode_targets="$targets floor-tuned"
+        for target in $mode_targets; do
             run_one "$target" "$mode"
             line=$LINE
             note "run $rep $target $mode: $(grep -v '^RESULT' "$LOGS/fanout.log" | grep -E '^fanout|^server' | tr '\n' ' ')"
@@ -122,6 +126,16 @@ for mode in $modes; do
         # shellcheck disable=SC2086
         xc=$(median ${cpu[nchan.$mode]})
         record "$scen" "$what: server CPU µs per subscriber, vs nginx+nchan" "$oc" "$xc" "$(ratio "$oc" "$xc")" "" ""
+    fi
+    if [ "$proto" = poll ]; then
+        # shellcheck disable=SC2086
+        {
+            t=$(median ${last[floor-tuned.$mode]})
+            tc=$(median ${cpu[floor-tuned.$mode]})
+        }
+        record "$scen" "$what: last answer ms, vs the floor set up as ours" "$o" "$t" "$(ratio "$o" "$t")" "" ""
+        record "$scen" "$what: server CPU µs per subscriber, vs the floor set up as ours" "$oc" "$tc" \
+            "$(ratio "$oc" "$tc")" "" ""
     fi
     record "$scen" "$what: RSS MiB before/parked/after" "$orss" "$frss" "" "" ""
     if [ "$nchan" = 1 ]; then

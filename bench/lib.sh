@@ -244,8 +244,9 @@ stop_nchan() {
     rm -rf "$NGINX_PREFIX"
 }
 
-# start_fanout_target TARGET PROTO COUNT SESSIONS_FILE: starts ours, the C floor or nginx+nchan (TARGET)
-# for a fan-out of PROTO (poll or sse) over COUNT sessions, and writes those sessions to SESSIONS_FILE for
+# start_fanout_target TARGET PROTO COUNT SESSIONS_FILE: starts ours, the C floor (floor, or floor-tuned: see
+# bench/floor/floor_fanout.c) or nginx+nchan (TARGET) for a fan-out of PROTO (poll or sse) over COUNT sessions,
+# and writes those sessions to SESSIONS_FILE for
 # bench/bin/fanout. Sets FANOUT_PIDS (the processes to sample, the main one first), FANOUT_PORT and
 # FANOUT_READY (the client's options that tell it when every subscriber is parked).
 FANOUT_PIDS="" FANOUT_PORT="" FANOUT_READY=()
@@ -261,8 +262,10 @@ start_fanout_target() {
             [ "$proto" = sse ] && gauge=remvvm_event_streams
             FANOUT_READY=(--ready /metrics "$gauge")
             ;;
-        floor)
-            start floor_fanout "$FLOOR_PORT" /healthz "$BIN/floor_fanout" "$FLOOR_PORT" "$THREADS" 19000
+        floor | floor-tuned)
+            local tuned=()
+            [ "$target" = floor-tuned ] && tuned=(tuned)
+            start floor_fanout "$FLOOR_PORT" /healthz "$BIN/floor_fanout" "$FLOOR_PORT" "$THREADS" 19000 "${tuned[@]}"
             FANOUT_PIDS=$PID FANOUT_PORT=$FLOOR_PORT
             "$BIN/mksessions" --fake f "$count" "$sessions"
             FANOUT_READY=(--ready /count waiting)

@@ -7,7 +7,11 @@
  *   GET  /count                    {"waiting":N}: polls and streams parked right now, over all channels
  *   GET  /healthz                  200
  * Same daemon mode as remvvm-server (internal polling thread, epoll, suspend/resume, thread pool).
- * usage: floor_fanout PORT [THREADS] [CONNECTION_LIMIT]
+ * usage: floor_fanout PORT [THREADS] [CONNECTION_LIMIT] [tuned]
+ *   tuned: libmicrohttpd as remvvm-server sets it up: an 8 KiB pool per connection (instead of the default
+ *          32 KiB) and resumes made by one thread of their own, paced by remvvm-server's rule (after a batch
+ *          of fewer than 32, wait 400 ns per suspended connection, at most 4 ms), so that resumes share
+ *          libmicrohttpd's walk of its suspended connections. What libmicrohttpd alone costs at its best.
  */
 #include <microhttpd.h>
 #include <arpa/inet.h>
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SLOTS (1u << 18)              /* channel table: open addressing, at most SLOTS/2 channels */
@@ -48,6 +53,79 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct channel *table[SLOTS];
 static size_t nchannels, nwaiting;
 static int stopping;                 /* set under mu at shutdown: streams end instead of parking */
+
+/* Tuned mode: resumes queued for the resume thread (under rq_mu), as remvvm-server's ResumeQueue does. */
+static int tuned;
+static pthread_mutex_t rq_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rq_cond = PTHREAD_COND_INITIALIZER;
+static struct MHD_Connection **rq_pending;
+static size_t rq_count, rq_cap;
+static int rq_stop;
+static size_t suspended;             /* connections suspended and not yet resumed (under rq_mu) */
+
+static void
+resume (struct MHD_Connection *conn)  /* any thread */
+{
+  if (! tuned) { MHD_resume_connection (conn); return; }
+  pthread_mutex_lock (&rq_mu);
+  if (rq_count == rq_cap)
+  {
+    size_t cap = rq_cap ? rq_cap * 2 : 1024;
+    struct MHD_Connection **p = realloc (rq_pending, cap * sizeof *p);
+    if (NULL == p) { pthread_mutex_unlock (&rq_mu); MHD_resume_connection (conn); return; }
+    rq_pending = p;
+    rq_cap = cap;
+  }
+  rq_pending[rq_count++] = conn;
+  pthread_cond_signal (&rq_cond);
+  pthread_mutex_unlock (&rq_mu);
+}
+
+static uint64_t
+now_ns (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+
+static void *
+resume_thread (void *unused)
+{
+  struct MHD_Connection **batch = NULL;
+  size_t cap = 0;
+  uint64_t next_at = 0;
+  (void) unused;
+  for (;;)
+  {
+    size_t n;
+    uint64_t now = now_ns ();
+    if (next_at > now)
+    {
+      struct timespec gap = { (time_t) ((next_at - now) / 1000000000u), (long) ((next_at - now) % 1000000000u) };
+      nanosleep (&gap, NULL);
+    }
+    pthread_mutex_lock (&rq_mu);
+    while (0 == rq_count && ! rq_stop) pthread_cond_wait (&rq_cond, &rq_mu);
+    if (0 == rq_count) { pthread_mutex_unlock (&rq_mu); break; }
+    if (cap < rq_count)
+    {
+      struct MHD_Connection **p = realloc (batch, rq_count * sizeof *p);
+      if (NULL == p) abort ();
+      batch = p;
+      cap = rq_count;
+    }
+    n = rq_count;
+    memcpy (batch, rq_pending, n * sizeof *batch);
+    rq_count = 0;
+    suspended -= n;
+    pthread_mutex_unlock (&rq_mu);
+    for (size_t i = 0; i < n; i++) MHD_resume_connection (batch[i]);
+    next_at = n >= 32 ? 0 : now_ns () + (suspended * 400 < 4000000 ? suspended * 400 : 4000000);
+  }
+  free (batch);
+  return NULL;
+}
 
 static struct channel *
 channel_named (const char *name, size_t len)  /* caller holds mu */
@@ -83,6 +161,7 @@ park (struct exchange *x)            /* caller holds mu; suspends x->conn */
   }
   c->parked[c->nparked++] = x;
   nwaiting++;
+  if (tuned) { pthread_mutex_lock (&rq_mu); suspended++; pthread_mutex_unlock (&rq_mu); }
   MHD_suspend_connection (x->conn);
   return 1;
 }
@@ -103,7 +182,7 @@ publish (struct channel *c)          /* caller holds mu; resumes everything park
         (unsigned long long) c->seq - 1, (unsigned long long) c->seq, (unsigned long long) c->seq);
       x->ready = 1;
     }
-    MHD_resume_connection (x->conn);
+    resume (x->conn);
   }
   c->nparked = 0;
   nwaiting -= n;
@@ -259,6 +338,7 @@ main (int argc, char **argv)
   unsigned short port = (unsigned short) (argc > 1 ? atoi (argv[1]) : 18083);
   unsigned int threads = (unsigned int) (argc > 2 ? atoi (argv[2]) : 2);
   unsigned int limit = (unsigned int) (argc > 3 ? atoi (argv[3]) : 19000);
+  pthread_t resumer;
   struct sockaddr_in sa;
   struct MHD_Daemon *d;
   sigset_t sigs;
@@ -272,6 +352,9 @@ main (int argc, char **argv)
   sigaddset (&sigs, SIGINT);
   sigaddset (&sigs, SIGTERM);
   pthread_sigmask (SIG_BLOCK, &sigs, NULL);
+  tuned = argc > 4 && 0 == strcmp (argv[4], "tuned");
+  if (tuned && 0 != pthread_create (&resumer, NULL, &resume_thread, NULL))
+  { fprintf (stderr, "floor_fanout: cannot start the resume thread\n"); return 1; }
 
   d = MHD_start_daemon (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME,
                         port, NULL, NULL, &on_request, NULL,
@@ -281,10 +364,11 @@ main (int argc, char **argv)
                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) 0,
                         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int) 4096,
                         MHD_OPTION_NOTIFY_COMPLETED, &on_completed, NULL,
+                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) (tuned ? 8192 : 32768),
                         MHD_OPTION_END);
   if (NULL == d) { fprintf (stderr, "floor_fanout: MHD_start_daemon failed on 127.0.0.1:%u\n", port); return 1; }
-  printf ("floor_fanout 127.0.0.1:%u threads=%u limit=%u (libmicrohttpd %s)\n", port, threads, limit,
-          MHD_get_version ());
+  printf ("floor_fanout 127.0.0.1:%u threads=%u limit=%u%s (libmicrohttpd %s)\n", port, threads, limit,
+          tuned ? " tuned" : "", MHD_get_version ());
   fflush (stdout);
   sigwait (&sigs, &sig);
   /* libmicrohttpd aborts when stopped with suspended connections: resume them all first. */
@@ -293,6 +377,14 @@ main (int argc, char **argv)
   for (size_t i = 0; i < SLOTS; i++)
     if (NULL != table[i]) publish (table[i]);
   pthread_mutex_unlock (&mu);
+  if (tuned)
+  {
+    pthread_mutex_lock (&rq_mu);
+    rq_stop = 1;
+    pthread_cond_signal (&rq_cond);
+    pthread_mutex_unlock (&rq_mu);
+    pthread_join (resumer, NULL);     /* it resumes what is queued before it ends */
+  }
   usleep (200000);
   MHD_stop_daemon (d);
   return 0;
