@@ -104,4 +104,33 @@ struct AnswerCacheTests {
         #expect(session.answers.answerCount == 2)
         #expect(session.answers.patchCount == 1)  // Full views need no patch.
     }
+
+    @Test func waitersFromDifferentCursorsGetAnswersAndPatchesOfTheirOwn() throws {
+        let client = try Client()
+        let session = try #require(client.session)
+        let older = try client.increase()
+        let newer = try client.increase()
+        let newest = try client.increase()
+        let bodies = Mutex<[String: [UInt8]]>([:])
+        // Both are behind, so both are answered at once, to the same version from different cursors; the
+        // older is asked twice and must get the same answer again.
+        for since in [older, newer, older] {
+            client.poll(since: since) { response in
+                if case .bytes(let body) = response.body, response.status == 200 {
+                    bodies.withLock { $0[since] = body }
+                }
+            }
+        }
+        let answered = bodies.withLock { $0 }
+        for since in [older, newer] {
+            let body = try #require(answered[since], "no answer from \(since)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+            #expect(object["from"] as? String == since)
+            #expect(object["to"] as? String == newest)
+            let views = try #require(object["views"] as? [String: Any])
+            #expect(views["counter"] != nil, "from \(since): \(String(decoding: body, as: UTF8.self))")
+        }
+        #expect(session.answers.answerCount == 2)
+        #expect(session.answers.patchCount == 2)
+    }
 }

@@ -31,12 +31,20 @@ struct ChangeFeedBodyTests {
         for count in [0, 1, 2, views.count] {
             let chosen = Array(views.prefix(count))
             let body = ChangeFeed.body(
-                [("from", JSONValue.string("e.1").serialized()), ("to", JSONValue.string("e.2").serialized())],
+                [("from", .string("e.1")), ("to", .string("e.2"))],
                 views: chosen.map { ($0.name, $0.value.serialized()) }, as: "patch")
             var expected: [String: JSONValue] = [:]
             for view in chosen { expected[view.name] = ["patch": view.value] }
             let value: JSONValue = ["from": "e.1", "to": "e.2", "views": .object(expected)]
             #expect(body == value.serialized(), "\(count) views")
         }
+        // Literal members, and a string member that needs escaping (longer than the size written ahead).
+        let reset = ChangeFeed.body(
+            [("from", .literal("null")), ("reason", .string("a\"\n\u{1}é")), ("reset", .literal("true"))],
+            views: [("b", JSONValue.array([1]).serialized())], as: "full")
+        let value: JSONValue = [
+            "from": .null, "reason": "a\"\n\u{1}é", "reset": true, "views": ["b": ["full": [1]]],
+        ]
+        #expect(reset == value.serialized())
     }
 }

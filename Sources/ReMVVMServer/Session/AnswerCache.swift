@@ -19,15 +19,38 @@ final class AnswerCache: Sendable {
     }
 
     /// The answers leading to one version.
+    ///
+    /// Everyone woken by one dispatch usually asks the same question, so the first answer has a slot of its
+    /// own and the dictionary, with its allocation per version, is only for a second kind of question.
     private struct Answers {
         var to: UInt64 = 0
-        var byKey: [Key: ChangeFeed.Answer] = [:]
+        var first: (key: Key, answer: ChangeFeed.Answer)?
+        var more: [Key: ChangeFeed.Answer] = [:]
+
+        var count: Int { (first == nil ? 0 : 1) + more.count }
+
+        subscript(key: Key) -> ChangeFeed.Answer? {
+            if let first, first.key == key { return first.answer }
+            return more.isEmpty ? nil : more[key]
+        }
+
+        mutating func insert(_ answer: ChangeFeed.Answer, for key: Key) {
+            if first == nil { first = (key, answer) } else { more[key] = answer }
+        }
     }
 
-    /// One view's patches leading to its newest snapshot, by the version they start from.
+    /// One view's patches leading to its newest snapshot, by the version they start from; the first in a
+    /// slot of its own, as with ``Answers``.
     private struct Patches {
         var to: UInt64
-        var byFrom: [UInt64: [UInt8]]
+        var first: (from: UInt64, patch: [UInt8])
+        var more: [UInt64: [UInt8]] = [:]
+
+        var count: Int { 1 + more.count }
+
+        subscript(from: UInt64) -> [UInt8]? {
+            first.from == from ? first.patch : more.isEmpty ? nil : more[from]
+        }
     }
 
     /// Most entries kept for one version: distinct cursors and view selections seldom come close.
@@ -37,17 +60,17 @@ final class AnswerCache: Sendable {
 
     /// The answer cached under `key`, if any.
     func cached(_ key: Key) -> ChangeFeed.Answer? {
-        answers.withLock { $0.byKey[key] }
+        answers.withLock { $0[key] }
     }
 
     /// How many answers are kept (for tests).
     var answerCount: Int {
-        answers.withLock { $0.byKey.count }
+        answers.withLock { $0.count }
     }
 
     /// How many patches are kept over all views (for tests).
     var patchCount: Int {
-        patches.withLock { $0.values.reduce(0) { $0 + $1.byFrom.count } }
+        patches.withLock { $0.values.reduce(0) { $0 + $1.count } }
     }
 
     /// The cached answer for `key`, or the one `build` makes (then cached, unless a later version
@@ -55,17 +78,17 @@ final class AnswerCache: Sendable {
     func answer<Failure: Error>(
         _ key: Key, build: () throws(Failure) -> ChangeFeed.Answer
     ) throws(Failure) -> ChangeFeed.Answer {
-        if let cached = answers.withLock({ $0.byKey[key] }) { return cached }
+        if let cached = answers.withLock({ $0[key] }) { return cached }
         let built = try build()
         // Superseded answers are released after the lock, not under it.
-        let superseded = answers.withLock { answers -> [Key: ChangeFeed.Answer] in
-            var superseded: [Key: ChangeFeed.Answer] = [:]
-            guard key.to >= answers.to else { return superseded }  // A later version came meanwhile.
-            if key.to > answers.to || answers.byKey.count >= Self.capacity {
-                swap(&superseded, &answers.byKey)
-                answers.to = key.to
+        let superseded = answers.withLock { answers -> Answers? in
+            guard key.to >= answers.to else { return nil }  // A later version came meanwhile.
+            guard key.to > answers.to || answers.count >= Self.capacity else {
+                answers.insert(built, for: key)
+                return nil
             }
-            answers.byKey[key] = built
+            var superseded = Answers(to: key.to, first: (key, built))
+            swap(&superseded, &answers)
             return superseded
         }
         _ = consume superseded
@@ -76,7 +99,7 @@ final class AnswerCache: Sendable {
     func patch(from old: ViewSnapshot, to new: ViewSnapshot) throws(ViewEncodingError) -> [UInt8] {
         let cached = patches.withLock { patches -> [UInt8]? in
             guard let kept = patches[new.name], kept.to == new.version else { return nil }
-            return kept.byFrom[old.version]
+            return kept[old.version]
         }
         if let cached { return cached }
         // Straight from the snapshots' bytes (the answers have written them already); trees only as a fallback.
@@ -89,12 +112,12 @@ final class AnswerCache: Sendable {
         let superseded = patches.withLock { patches -> Patches? in
             if let kept = patches[new.name] {
                 if kept.to > new.version { return nil }  // A later snapshot came meanwhile: not worth keeping.
-                if kept.to == new.version, kept.byFrom.count < Self.capacity {
-                    patches[new.name]?.byFrom[old.version] = patch
+                if kept.to == new.version, kept.count < Self.capacity {
+                    patches[new.name]?.more[old.version] = patch
                     return nil
                 }
             }
-            return patches.updateValue(Patches(to: new.version, byFrom: [old.version: patch]), forKey: new.name)
+            return patches.updateValue(Patches(to: new.version, first: (old.version, patch)), forKey: new.name)
         }
         _ = consume superseded
         return patch

@@ -103,7 +103,7 @@ struct ChangeFeed {
             }
             let to = session.cursor(state.version).description
             let body = Self.body(
-                [("from", Self.string(since.description)), ("to", Self.string(to))],
+                [("from", .string(since.description)), ("to", .string(to))],
                 views: changes, as: form == .patch ? "patch" : "full")
             return Answer(body: body, to: state.version, version: to, hasChanges: !changes.isEmpty, reset: nil)
         }
@@ -114,7 +114,7 @@ struct ChangeFeed {
         let (version, snapshots) = session.store.views(views)
         let to = session.cursor(version).description
         let body = Self.body(
-            [("from", Array("null".utf8)), ("to", Self.string(to))],
+            [("from", .literal("null")), ("to", .string(to))],
             views: try Self.full(snapshots), as: "full")
         return Answer(body: body, to: version, version: to, hasChanges: true, reset: nil)
     }
@@ -134,24 +134,41 @@ struct ChangeFeed {
         let to = session.cursor(version).description
         let body = Self.body(
             [
-                ("reason", Self.string(reason.rawValue)), ("reset", Array("true".utf8)),
-                ("to", Self.string(to)),
+                ("reason", .string(reason.rawValue)), ("reset", .literal("true")),
+                ("to", .string(to)),
             ],
             views: try Self.full(snapshots), as: "full")
         return Answer(body: body, to: version, version: to, hasChanges: true, reset: reason)
     }
 
+    /// A member of an answer's head.
+    enum Field {
+        /// Written as a JSON string.
+        case string(String)
+        /// Written as is: `null`, `true`.
+        case literal(StaticString)
+    }
+
     /// `{<fields>,"views":{"<name>":{"<kind>":<value>},...}}`, written straight into bytes. The fields must
     /// come in key order and sort before `views`; the views are sorted here: the same bytes as serializing
     /// the equivalent `JSONValue`, whose objects are written in UTF-8 key order.
+    ///
+    /// Sized before it is written: every long-poll answer and event is one of these, and growing the buffer
+    /// as it fills was most of the time it took.
+    /// Keys and `kind` are written as they are: plain ASCII names, quoted here.
     static func body(
-        _ fields: [(key: String, value: [UInt8])], views: [(name: String, value: [UInt8])], as kind: String
+        _ fields: [(key: StaticString, value: Field)], views: [(name: String, value: [UInt8])], as kind: StaticString
     ) -> [UInt8] {
-        var body: [UInt8] = [UInt8(ascii: "{")]
+        var body: [UInt8] = []
+        body.reserveCapacity(capacity(fields, views: views, as: kind))
+        body.append(UInt8(ascii: "{"))
         for (key, value) in fields {
-            JSONValue.string(key).serialize(into: &body)
+            appendQuoted(key, to: &body)
             body.append(UInt8(ascii: ":"))
-            body += value
+            switch value {
+            case .string(let text): JSONValue.string(text).serialize(into: &body)
+            case .literal(let text): body += text.bytes
+            }
             body.append(UInt8(ascii: ","))
         }
         body += #""views":{"#.utf8
@@ -160,7 +177,7 @@ struct ChangeFeed {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONValue.string(view.name).serialize(into: &body)
             body += ":{".utf8
-            JSONValue.string(kind).serialize(into: &body)
+            appendQuoted(kind, to: &body)
             body.append(UInt8(ascii: ":"))
             body += view.value
             body.append(UInt8(ascii: "}"))
@@ -178,7 +195,31 @@ struct ChangeFeed {
         return views
     }
 
-    private static func string(_ text: String) -> [UInt8] {
-        JSONValue.string(text).serialized()
+    /// The size of ``body(_:views:as:)``'s bytes, exact unless a string needs escaping.
+    private static func capacity(
+        _ fields: [(key: StaticString, value: Field)], views: [(name: String, value: [UInt8])], as kind: StaticString
+    ) -> Int {
+        var size = 14  // {"views":{}} and a spare byte
+        for (key, value) in fields {
+            switch value {
+            case .string(let text): size += key.utf8CodeUnitCount + text.utf8.count + 6
+            case .literal(let text): size += key.utf8CodeUnitCount + text.utf8CodeUnitCount + 4
+            }
+        }
+        for (name, value) in views { size += name.utf8.count + kind.utf8CodeUnitCount + value.count + 9 }
+        return size
+    }
+
+    private static func appendQuoted(_ name: StaticString, to body: inout [UInt8]) {
+        body.append(UInt8(ascii: "\""))
+        body += name.bytes
+        body.append(UInt8(ascii: "\""))
+    }
+}
+
+extension StaticString {
+    /// The literal's UTF-8 bytes, in place.
+    fileprivate var bytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount)
     }
 }
