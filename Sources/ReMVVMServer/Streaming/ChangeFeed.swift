@@ -151,11 +151,10 @@ struct ChangeFeed {
 
     /// `{<fields>,"views":{"<name>":{"<kind>":<value>},...}}`, written straight into bytes. The fields must
     /// come in key order and sort before `views`; the views are sorted here: the same bytes as serializing
-    /// the equivalent `JSONValue`, whose objects are written in UTF-8 key order.
+    /// the equivalent `JSONValue`, whose objects are written in UTF-8 key order. Keys and `kind` are plain
+    /// ASCII names, copied as they are between quotes.
     ///
-    /// Sized before it is written: every long-poll answer and event is one of these, and growing the buffer
-    /// as it fills was most of the time it took.
-    /// Keys and `kind` are written as they are: plain ASCII names, quoted here.
+    /// Sized before it is written, so the buffer never grows: every long-poll answer and event is one of these.
     static func body(
         _ fields: [(key: StaticString, value: Field)], views: [(name: String, value: [UInt8])], as kind: StaticString
     ) -> [UInt8] {
