@@ -244,11 +244,11 @@ stop_nchan() {
     rm -rf "$NGINX_PREFIX"
 }
 
-# start_fanout_target TARGET PROTO COUNT SESSIONS_FILE: starts ours, the C floor (floor, or floor-tuned: see
-# bench/floor/floor_fanout.c) or nginx+nchan (TARGET) for a fan-out of PROTO (poll or sse) over COUNT sessions,
-# and writes those sessions to SESSIONS_FILE for
-# bench/bin/fanout. Sets FANOUT_PIDS (the processes to sample, the main one first), FANOUT_PORT and
-# FANOUT_READY (the client's options that tell it when every subscriber is parked).
+# start_fanout_target TARGET PROTO COUNT SESSIONS_FILE: starts TARGET (ours, floor, floor-tuned: the C floor
+# set up as ours, see bench/floor/floor_fanout.c, or nchan) for a fan-out of PROTO (poll or sse) over COUNT
+# sessions, and writes those sessions to SESSIONS_FILE for bench/bin/fanout. Sets FANOUT_PIDS (the
+# processes to sample, the main one first), FANOUT_PORT and FANOUT_READY (the client's options that tell it
+# when every subscriber is parked).
 FANOUT_PIDS="" FANOUT_PORT="" FANOUT_READY=()
 start_fanout_target() {
     local target=$1 proto=$2 count=$3 sessions=$4 gauge

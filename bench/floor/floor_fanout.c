@@ -384,6 +384,7 @@ main (int argc, char **argv)
     pthread_cond_signal (&rq_cond);
     pthread_mutex_unlock (&rq_mu);
     pthread_join (resumer, NULL);     /* it resumes what is queued before it ends */
+    free (rq_pending);
   }
   usleep (200000);
   MHD_stop_daemon (d);
