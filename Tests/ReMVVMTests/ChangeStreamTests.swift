@@ -18,6 +18,35 @@ struct ChangeStreamTests {
         #expect(store.parkedWaiters == 0)
     }
 
+    @Test func waitersOfDifferentViewSelectionsWakeOnlyForTheirViewsAndSeeOnlyThose() throws {
+        let store = makeDefinition().makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let name = try store.viewSet(named: ["name"]).get()
+        let both = try store.viewSet(named: ["counter", "name"]).get()
+        let counterWaiter = try parkRecorder(on: store, views: counter)
+        let nameWaiter = try parkRecorder(on: store, views: name)
+        let bothWaiter = try parkRecorder(on: store, views: both)
+        guard case .parked(let cancelled) = store.waitForChange(after: 0, views: name, handler: { _ in }) else {
+            throw TestFailure()
+        }
+        #expect(store.cancelWait(cancelled))
+        #expect(store.parkedWaiters == 3)
+
+        try store.dispatch(Increment())
+        #expect(counterWaiter.withLock { $0 } == [.changed(version: 1, views: counter)])
+        #expect(bothWaiter.withLock { $0 } == [.changed(version: 1, views: counter)], "only the view that changed")
+        #expect(nameWaiter.withLock { $0 }.isEmpty)
+        #expect(store.parkedWaiters == 1)
+
+        try store.dispatch(Rename(name: "Ada"))
+        #expect(nameWaiter.withLock { $0 } == [.changed(version: 2, views: name)])
+        #expect(store.parkedWaiters == 0)
+        // The emptied single group takes new waiters again.
+        let later = try parkRecorder(on: store, views: counter, after: 2)
+        try store.dispatch(Increment())
+        #expect(later.withLock { $0 } == [.changed(version: 3, views: counter)])
+    }
+
     @Test func waitAfterAnOlderVersionIsReadyAtOnce() throws {
         let store = makeDefinition().makeStore()
         try store.dispatch(Increment())

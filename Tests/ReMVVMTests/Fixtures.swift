@@ -120,10 +120,13 @@ final class Locked<Value: Sendable>: Sendable {
     var current: Value { value.withLock { $0 } }
 }
 
-/// Parks a waiter on `views` after version 0 that records what wakes it; fails if it cannot park.
-func parkRecorder(on store: Store<TestState>, views: ViewSet) throws -> Locked<[StoreChange]> {
+/// Parks a waiter on `views` after `version` that records what wakes it; fails if it cannot park.
+func parkRecorder(on store: Store<TestState>, views: ViewSet, after version: UInt64 = 0) throws -> Locked<[StoreChange]>
+{
     let woken = Locked<[StoreChange]>([])
-    guard case .parked = store.waitForChange(after: 0, views: views, handler: { c in woken.withLock { $0.append(c) } })
+    guard
+        case .parked = store.waitForChange(
+            after: version, views: views, handler: { c in woken.withLock { $0.append(c) } })
     else { throw TestFailure() }
     return woken
 }

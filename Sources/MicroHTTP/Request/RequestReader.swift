@@ -47,9 +47,14 @@ enum RequestReader {
         return length
     }
 
-    /// The query arguments, in order, with lengths from libmicrohttpd (so embedded NULs survive).
+    /// The query arguments, in order, with lengths from libmicrohttpd (so embedded NULs survive), in a list
+    /// allocated once at its final size (a long-poll's `views`, `since` and `wait` would otherwise grow it
+    /// three times).
     private static func queryArguments(on connection: ConnectionHandle) -> [(name: String, value: String)] {
+        let count = valueCount(of: .GET_ARGUMENT_KIND, on: connection)
+        guard count > 0 else { return [] }
         var pairs: [(name: String, value: String)] = []
+        pairs.reserveCapacity(count)
         withUnsafeMutablePointer(to: &pairs) { pointer in
             _ = MHD_get_connection_values_n(
                 connection.pointer, .GET_ARGUMENT_KIND,
@@ -64,9 +69,9 @@ enum RequestReader {
         return pairs
     }
 
-    /// The header fields, in order, appended straight into one list sized for a typical request.
+    /// The header fields, in order, appended straight into one list allocated at its final size.
     private static func headers(on connection: ConnectionHandle) -> HTTPHeaders {
-        var headers = HTTPHeaders(minimumCapacity: 8)
+        var headers = HTTPHeaders(minimumCapacity: valueCount(of: .HEADER_KIND, on: connection))
         withUnsafeMutablePointer(to: &headers) { pointer in
             _ = MHD_get_connection_values_n(
                 connection.pointer, .HEADER_KIND,
@@ -79,6 +84,11 @@ enum RequestReader {
                 pointer)
         }
         return headers
+    }
+
+    /// How many values of `kind` the request has (libmicrohttpd counts them when given no iterator).
+    private static func valueCount(of kind: MHD_ValueKind, on connection: ConnectionHandle) -> Int {
+        Int(max(0, MHD_get_connection_values_n(connection.pointer, kind, nil, nil)))
     }
 
     private static func decode(_ start: UnsafePointer<CChar>?, _ count: Int) -> String {

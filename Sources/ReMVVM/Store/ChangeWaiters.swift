@@ -25,10 +25,21 @@ struct ChangeWaiters {
     }
 
     /// Removes and returns every waiter watching one of `changed`, with the views it saw change.
+    ///
+    /// The groups to wake are picked before any is removed: removing while iterating the keys would copy the
+    /// whole dictionary on every commit. The usual session has a single group, which is emptied in place, so
+    /// its storage serves the next waiter too.
     mutating func take(changed: ViewSet) -> [(Handler, ViewSet)] {
         guard count > 0 else { return [] }
+        if groups.count == 1, let (views, group) = groups.first {
+            guard views.intersects(changed) else { return [] }
+            groups.removeAll(keepingCapacity: true)
+            count = 0
+            let seen = views.intersection(changed)
+            return group.values.map { ($0, seen) }
+        }
         var woken: [(Handler, ViewSet)] = []
-        for views in groups.keys where views.intersects(changed) {
+        for views in groups.keys.filter({ $0.intersects(changed) }) {
             guard let group = groups.removeValue(forKey: views) else { continue }
             let seen = views.intersection(changed)
             woken.reserveCapacity(woken.count + group.count)

@@ -107,7 +107,7 @@ extension API {
         var headers = HTTPHeaders(minimumCapacity: 5)
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Store-Version", value: version)
-        headers.add(name: "ETag", value: "\"" + version + "\"")
+        headers.add(name: "ETag", value: Cursor.entityTag(of: version))
         for (name, value) in Exchange.apiHeaders { headers.add(name: name, value: value) }
         return headers
     }

@@ -84,5 +84,19 @@ package struct Cursor: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The cursor as an ETag value.
-    var etag: String { "\"\(description)\"" }
+    var etag: String { Self.entityTag(of: description) }
+
+    /// A version as written in `Store-Version`, quoted as an ETag value, in one allocation: every dispatch and
+    /// long-poll answer carries one.
+    static func entityTag(of version: String) -> String {
+        var version = version
+        return version.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count + 2) { text in
+                text[0] = UInt8(ascii: "\"")
+                let end = UnsafeMutableBufferPointer(rebasing: text[1...]).initialize(fromContentsOf: bytes) + 1
+                text[end] = UInt8(ascii: "\"")
+                return end + 1
+            }
+        }
+    }
 }
