@@ -3,7 +3,8 @@
 # scenario 1a (wrk, 64 sessions), (2) a long-poll fan-out of BENCH_FANOUT_N on one session and (3) one
 # long-poll on each of BENCH_FANOUT_N sessions, each changed by a dispatch of its own (scenario 2's second
 # case), cut to the window from the first dispatch to the last answer: the CPU per change of ours, the C
-# floor and nginx+nchan (when installed), and ours split by stage per change.
+# floor, the floor set up as ours and nginx+nchan (when installed), each split by library, and ours split by
+# stage per change.
 # Reports (perf report --no-children, by thread, library and symbol) go to bench/bin/profile-*.txt.
 source "$(dirname "$0")/lib.sh"
 
@@ -75,10 +76,11 @@ stop "$server"
 report "$BIN/perf-fanout.data" "$BIN/profile-fanout.txt"
 
 say "== profile 3: long-poll fan-out, one poll on each of $BENCH_FANOUT_N sessions, a dispatch each"
-# The same fan-out against the C floor and nginx+nchan too, for their CPU per change; ours is also split by
+# The same fan-out against the C floor, the floor set up as ours and nginx+nchan too, for their CPU per
+# change and its split by library (kernel, libc, libmicrohttpd, the server's own code); ours is also split by
 # stage. A sample per 100 µs of CPU (task-clock), on the monotonic clock the client's window line uses.
-targets="floor ours"
-have_nchan && targets="floor ours nchan"
+targets="floor floor-tuned ours"
+have_nchan && targets="floor floor-tuned ours nchan"
 for target in $targets; do
     start_fanout_target "$target" poll "$BENCH_FANOUT_N" "$BIN/fanout-sessions.txt"
     perf record -q -g -k mono -e task-clock -c 100000 -p "$FANOUT_PIDS" -o "$BIN/perf-fanout-many-$target.data" \
@@ -96,6 +98,10 @@ for target in $targets; do
     samples=$(perf script -i "$BIN/perf-fanout-many-$target.data" --time "$window" -F time 2>/dev/null | wc -l)
     say "   $target: $(grep -o 'last=[0-9.]* ms' "$LOGS/fanout-profile.log"), $(awk -v s="$samples" -v n="$BENCH_FANOUT_N" \
         'BEGIN { printf "%.1f", s * 100 / n }') µs of CPU per change (perf task-clock, $samples samples in the window)"
+    # By library (a share of the samples, each 100 µs of CPU); rows under 1% left out.
+    perf report -i "$BIN/perf-fanout-many-$target.data" --time "$window" --no-children --stdio --sort dso -g none \
+        --percent-limit 1 2>/dev/null | awk -v s="$samples" -v n="$BENCH_FANOUT_N" \
+        '/^ +[0-9.]+%/ { p = $1; sub("%", "", p); printf "     %-28s %5.1f µs per change\n", $2, p * s / n }'
     [ "$target" = ours ] || continue
     "$BENCH_DIR/breakdown.py" --stages fanout --time "$window" --sample-us 100 --count "$BENCH_FANOUT_N" \
         "$BIN/perf-fanout-many-ours.data" >"$BIN/profile-fanout-many-stages.txt"
