@@ -3,10 +3,12 @@
  * real server's answer to a counter/increase dispatch, measured by bench/dispatch.sh).
  * GET /healthz -> 200. Same daemon mode as remvvm-server: internal polling thread, epoll,
  * thread pool of THREADS (default 2). Listens on 127.0.0.1 only; stops on SIGINT/SIGTERM.
- * usage: floor_post PORT [BODY_BYTES] [THREADS] [WORK_NS]
+ * usage: floor_post PORT [BODY_BYTES] [THREADS] [WORK_NS] [HEADERS]
  * WORK_NS (default 0) spins that many nanoseconds in each POST before answering (on the vDSO clock),
  * standing in for an application's work: bench/budget.sh uses it to find how much
  * work per request the dispatch target leaves room for.
+ * HEADERS (default 1) is 1 (Content-Type only: the benchmark's floor) or 5 (also the four headers a
+ * dispatch answer of remvvm-server carries), to measure what response headers cost libmicrohttpd.
  */
 #include <microhttpd.h>
 #include <arpa/inet.h>
@@ -22,6 +24,7 @@ static char *answer;           /* {"pad":"xxxx..."} of exactly answer_len bytes 
 static size_t answer_len;
 static int header_seen;        /* *req_cls marker between the first and later calls */
 static long work_ns;           /* wall time to spin per POST (0: none) */
+static int all_headers;        /* also the server's four other answer headers */
 
 /* Spins on the vDSO clock (no system call) for work_ns nanoseconds, standing in for an application's CPU work.
  * A calibrated loop was tried first and dropped: its speed per iteration varied fivefold between threads. */
@@ -42,6 +45,16 @@ send_json (struct MHD_Connection *c, unsigned int code, const char *body, size_t
   enum MHD_Result ret;
   if (NULL == r) return MHD_NO;
   if (MHD_YES != MHD_add_response_header (r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json"))
+  {
+    MHD_destroy_response (r);
+    return MHD_NO;
+  }
+  /* The values of a dispatch answer of remvvm-server, as long as its. */
+  if (all_headers
+      && (MHD_YES != MHD_add_response_header (r, "Store-Version", "20153875efb231d9.1")
+          || MHD_YES != MHD_add_response_header (r, MHD_HTTP_HEADER_ETAG, "\"20153875efb231d9.1\"")
+          || MHD_YES != MHD_add_response_header (r, "X-Content-Type-Options", "nosniff")
+          || MHD_YES != MHD_add_response_header (r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store")))
   {
     MHD_destroy_response (r);
     return MHD_NO;
@@ -77,6 +90,8 @@ main (int argc, char **argv)
   long want = argc > 2 ? atol (argv[2]) : 100;
   unsigned int threads = (unsigned int) (argc > 3 ? atoi (argv[3]) : 2);
   work_ns = argc > 4 ? atol (argv[4]) : 0;
+  all_headers = argc > 5 && 5 == atoi (argv[5]);
+  if (argc > 5 && 1 != atoi (argv[5]) && ! all_headers) { fprintf (stderr, "HEADERS must be 1 or 5\n"); return 1; }
   struct sockaddr_in sa;
   struct MHD_Daemon *d;
   sigset_t sigs;
@@ -109,8 +124,8 @@ main (int argc, char **argv)
                         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int) 4096,
                         MHD_OPTION_END);
   if (NULL == d) { fprintf (stderr, "floor_post: MHD_start_daemon failed on 127.0.0.1:%u\n", port); return 1; }
-  printf ("floor_post 127.0.0.1:%u body=%zu bytes threads=%u work=%ld ns (libmicrohttpd %s)\n", port,
-          answer_len, threads, work_ns, MHD_get_version ());
+  printf ("floor_post 127.0.0.1:%u body=%zu bytes threads=%u work=%ld ns headers=%d (libmicrohttpd %s)\n", port,
+          answer_len, threads, work_ns, all_headers ? 5 : 1, MHD_get_version ());
   fflush (stdout);
   sigwait (&sigs, &sig);
   MHD_stop_daemon (d);
