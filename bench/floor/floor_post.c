@@ -49,7 +49,7 @@ send_json (struct MHD_Connection *c, unsigned int code, const char *body, size_t
     MHD_destroy_response (r);
     return MHD_NO;
   }
-  /* The values of a dispatch answer of remvvm-server, as long as its. */
+  /* With values as long as those of a dispatch answer of remvvm-server. */
   if (all_headers
       && (MHD_YES != MHD_add_response_header (r, "Store-Version", "20153875efb231d9.1")
           || MHD_YES != MHD_add_response_header (r, MHD_HTTP_HEADER_ETAG, "\"20153875efb231d9.1\"")
