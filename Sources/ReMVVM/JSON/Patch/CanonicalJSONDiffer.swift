@@ -26,14 +26,18 @@ struct CanonicalJSONDiffer: ~Copyable {
 
     private static let operationOverhead = 34
 
-    private init(old: UnsafeBufferPointer<UInt8>, new: UnsafeBufferPointer<UInt8>) {
+    /// Where the working lists came from, and go back to when the diff is done.
+    private let scratch: Scratch
+
+    private init(old: UnsafeBufferPointer<UInt8>, new: UnsafeBufferPointer<UInt8>, scratch: Scratch) {
         self.old = old
         self.new = new
+        self.scratch = scratch
         output = [UInt8(ascii: "[")]
         output.reserveCapacity(64)
-        operations.reserveCapacity(4)
-        path.reserveCapacity(32)
-        ranges.reserveCapacity(16)
+        swap(&operations, &scratch.operations)
+        swap(&path, &scratch.path)
+        swap(&ranges, &scratch.ranges)
     }
 
     /// The patch document turning `old` into `new`, or nil when either is not in the canonical form.
@@ -43,11 +47,52 @@ struct CanonicalJSONDiffer: ~Copyable {
                 guard let oldEnd = CanonicalJSONScanner(old).valueEnd(from: 0), oldEnd == old.count,
                     let newEnd = CanonicalJSONScanner(new).valueEnd(from: 0), newEnd == new.count
                 else { return nil }
-                var differ = CanonicalJSONDiffer(old: old, new: new)
+                var differ = CanonicalJSONDiffer(old: old, new: new, scratch: Scratch.take())
                 differ.diff(0..<oldEnd, 0..<newEnd)
-                differ.output.append(UInt8(ascii: "]"))
-                return differ.output
+                return differ.finish()
             }
+        }
+    }
+
+    /// The patch; the working lists go back to the spare scratch.
+    private consuming func finish() -> [UInt8] {
+        output.append(UInt8(ascii: "]"))
+        operations.removeAll(keepingCapacity: true)
+        // `path` and `ranges` are empty again: every level removes what it added.
+        swap(&operations, &scratch.operations)
+        swap(&path, &scratch.path)
+        swap(&ranges, &scratch.ranges)
+        Scratch.recycle(scratch)
+        return output
+    }
+
+    /// The working lists of a diff, kept for the next one: allocating them cost about a quarter of diffing a
+    /// small view, which is what most long-poll answers carry.
+    // Safety: a scratch is used by one diff at a time, on one thread; it reaches another thread only through
+    // the spare slot's atomic exchange, after the diff that used it gave its lists back. Its lists are only
+    // swapped in and out by `init` and `finish`, so accesses never overlap and the runtime's exclusivity check
+    // would only cost time.
+    private final class Scratch: @unchecked Sendable {
+        @exclusivity(unchecked) var operations: [(start: Int, cumulativeCost: Int)] = []
+        @exclusivity(unchecked) var path: [UInt8] = []
+        @exclusivity(unchecked) var ranges: [Range<Int>] = []
+
+        private static let spare = SpareSlot<Scratch>()
+        /// Lists that grew past this many elements (a huge view's) are dropped, not kept for the process's life.
+        private static let maxKeptCapacity = 1024
+
+        init() {
+            operations.reserveCapacity(4)
+            path.reserveCapacity(32)
+            ranges.reserveCapacity(16)
+        }
+
+        static func take() -> Scratch { spare.take() ?? Scratch() }
+
+        static func recycle(_ scratch: Scratch) {
+            guard max(scratch.operations.capacity, scratch.path.capacity, scratch.ranges.capacity) <= maxKeptCapacity
+            else { return }
+            spare.offer(scratch)
         }
     }
 
