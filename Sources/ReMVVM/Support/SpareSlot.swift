@@ -9,8 +9,6 @@ final class SpareSlot<Object: AnyObject & Sendable>: Sendable {
     /// The spare, retained while it sits here.
     private let spare = Atomic<Unmanaged<Object>?>(nil)
 
-    init() {}
-
     /// The spare, now owned by the caller alone, or nil when there is none.
     func take() -> Object? {
         spare.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
