@@ -3,9 +3,13 @@
  *
  * Only the thread that holds a socket releases it, so the list needs no lock. A socket is held
  * from inside a libmicrohttpd callback (its descriptor is valid there) until that worker's next
- * epoll_wait. If libmicrohttpd closed the connection meanwhile, close(2) already sent the held
- * bytes, and releasing the number again is harmless: removing TCP_CORK from a socket that is not
- * corked only pushes what it has queued, and on any other kind of descriptor the call fails.
+ * epoll_wait. Holding costs no system call: the thread's sends on a held socket carry MSG_MORE,
+ * which leaves a short answer queued as TCP_CORK would, and the release removes TCP_CORK, which
+ * pushes what is queued whether or not the socket was corked. A held descriptor that is closed
+ * leaves the list (close(2) sends what it queued), so a socket that later takes its number on the
+ * same thread is never sent to with MSG_MORE. If the descriptor was closed some other way (dup2,
+ * another thread), releasing the number again is harmless: on a TCP socket it only pushes what is
+ * queued, and on any other kind of descriptor the call fails.
  */
 #define _GNU_SOURCE
 #include "answer_batching.h"
@@ -17,6 +21,8 @@
 #include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* One pass of a libmicrohttpd worker handles at most 128 events; pipelined requests add a few. */
 enum { HELD_CAPACITY = 256 };
@@ -43,6 +49,15 @@ release_held (void)
   held_count = 0;
 }
 
+static int
+is_held (int fd)
+{
+  for (int i = held_count - 1; i >= 0; i--) /* The newest first: the answer being sent is usually it. */
+    if (held[i] == fd)
+      return 1;
+  return 0;
+}
+
 int
 epoll_wait (int epfd, struct epoll_event *events, int maxevents, int timeout)
 {
@@ -51,10 +66,61 @@ epoll_wait (int epfd, struct epoll_event *events, int maxevents, int timeout)
   return epoll_pwait (epfd, events, maxevents, timeout, NULL);
 }
 
+/* The C library's definitions of the calls below, found before main runs; until then, and if not found,
+ * the system calls themselves. */
+static ssize_t (*next_send) (int, const void *, size_t, int);
+static ssize_t (*next_sendmsg) (int, const struct msghdr *, int);
+static int (*next_close) (int);
+
+__attribute__ ((constructor)) static void
+find_next_definitions (void)
+{
+  next_send = (ssize_t (*) (int, const void *, size_t, int)) dlsym (RTLD_NEXT, "send");
+  next_sendmsg = (ssize_t (*) (int, const struct msghdr *, int)) dlsym (RTLD_NEXT, "sendmsg");
+  next_close = (int (*) (int)) dlsym (RTLD_NEXT, "close");
+}
+
+ssize_t
+send (int fd, const void *buffer, size_t length, int flags)
+{
+  if (held_count > 0 && is_held (fd))
+    flags |= MSG_MORE;
+  if (NULL == next_send)
+    return syscall (SYS_sendto, fd, buffer, length, flags, NULL, 0);
+  return next_send (fd, buffer, length, flags);
+}
+
+ssize_t
+sendmsg (int fd, const struct msghdr *message, int flags)
+{
+  if (held_count > 0 && is_held (fd))
+    flags |= MSG_MORE;
+  if (NULL == next_sendmsg)
+    return syscall (SYS_sendmsg, fd, message, flags);
+  return next_sendmsg (fd, message, flags);
+}
+
+int
+close (int fd)
+{
+  for (int i = held_count - 1; i >= 0; i--)
+    if (held[i] == fd)
+      {
+        held[i] = held[--held_count]; /* Order does not matter to the release. */
+        break;
+      }
+  if (NULL == next_close)
+    return (int) syscall (SYS_close, fd);
+  return next_close (fd);
+}
+
 int
 answer_batching_is_active (void)
 {
-  return dlsym (RTLD_DEFAULT, "epoll_wait") == (void *) &epoll_wait;
+  return dlsym (RTLD_DEFAULT, "epoll_wait") == (void *) &epoll_wait
+         && dlsym (RTLD_DEFAULT, "send") == (void *) &send
+         && dlsym (RTLD_DEFAULT, "sendmsg") == (void *) &sendmsg
+         && dlsym (RTLD_DEFAULT, "close") == (void *) &close;
 }
 
 int
@@ -69,11 +135,8 @@ answer_batching_hold (int fd, int in_one_call)
   if (fd < 0 || held_count >= HELD_CAPACITY)
     return 0;
   release_in_one_call = in_one_call;
-  if (held_count > 0 && held[held_count - 1] == fd)
+  if (is_held (fd))
     return 1; /* A pipelined request on the same connection: already held. */
-  const int on = 1;
-  if (0 != setsockopt (fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on))
-    return 0;
   held[held_count++] = fd;
   return 1;
 }

@@ -52,12 +52,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// ends, instead of one by one as each is queued.
     ///
     /// A client holding many keep-alive connections in one loop (a reverse proxy, a load generator) is then
-    /// woken once per pass rather than once per answer; on a busy machine that saves both sides more than the
-    /// two `setsockopt` calls per answer that holding it back (`TCP_CORK`) cost. An answer waits at most for
-    /// the rest of its pass: the other requests that were ready at the same moment. Only answers given while
-    /// the handler runs are held; long-poll answers and streams go out at once (held too, a fan-out's last
-    /// answer came 6-12% later: its client waits on every one). ``HTTPServer/batchesAnswers`` tells whether a
-    /// running server does it.
+    /// woken once per pass rather than once per answer. Holding an answer costs no system call (its send
+    /// carries `MSG_MORE`); releasing it is one `setsockopt` (`TCP_CORK` off), or a share of one io_uring call
+    /// (see ``releasesAnswersInOneCall``). An answer waits at most for the rest of its pass: the other requests
+    /// that were ready at the same moment. Only answers given while the handler runs are held; long-poll
+    /// answers and streams go out at once (held too, a fan-out's last answer came 6-12% later: its client waits
+    /// on every one). ``HTTPServer/batchesAnswers`` tells whether a running server does it.
     public var batchesAnswers: Bool = true
 
     /// Whether a worker releases the answers it held during a pass in one system call (an io_uring
