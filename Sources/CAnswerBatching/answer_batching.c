@@ -49,13 +49,15 @@ release_held (void)
   held_count = 0;
 }
 
+/* Where `fd` is in the calling thread's list, -1 if it is not held. The newest first: the answer being
+ * sent is usually the last one held. */
 static int
-is_held (int fd)
+held_index (int fd)
 {
-  for (int i = held_count - 1; i >= 0; i--) /* The newest first: the answer being sent is usually it. */
+  for (int i = held_count - 1; i >= 0; i--)
     if (held[i] == fd)
-      return 1;
-  return 0;
+      return i;
+  return -1;
 }
 
 int
@@ -83,7 +85,7 @@ find_next_definitions (void)
 ssize_t
 send (int fd, const void *buffer, size_t length, int flags)
 {
-  if (held_count > 0 && is_held (fd))
+  if (held_index (fd) >= 0)
     flags |= MSG_MORE;
   if (NULL == next_send)
     return syscall (SYS_sendto, fd, buffer, length, flags, NULL, 0);
@@ -93,7 +95,7 @@ send (int fd, const void *buffer, size_t length, int flags)
 ssize_t
 sendmsg (int fd, const struct msghdr *message, int flags)
 {
-  if (held_count > 0 && is_held (fd))
+  if (held_index (fd) >= 0)
     flags |= MSG_MORE;
   if (NULL == next_sendmsg)
     return syscall (SYS_sendmsg, fd, message, flags);
@@ -103,12 +105,9 @@ sendmsg (int fd, const struct msghdr *message, int flags)
 int
 close (int fd)
 {
-  for (int i = held_count - 1; i >= 0; i--)
-    if (held[i] == fd)
-      {
-        held[i] = held[--held_count]; /* Order does not matter to the release. */
-        break;
-      }
+  const int index = held_index (fd);
+  if (index >= 0)
+    held[index] = held[--held_count]; /* Order does not matter to the release. */
   if (NULL == next_close)
     return (int) syscall (SYS_close, fd);
   return next_close (fd);
@@ -135,7 +134,7 @@ answer_batching_hold (int fd, int in_one_call)
   if (fd < 0 || held_count >= HELD_CAPACITY)
     return 0;
   release_in_one_call = in_one_call;
-  if (is_held (fd))
+  if (held_index (fd) >= 0)
     return 1; /* A pipelined request on the same connection: already held. */
   held[held_count++] = fd;
   return 1;
