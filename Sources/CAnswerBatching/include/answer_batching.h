@@ -10,8 +10,8 @@
  * calls to it, libmicrohttpd's included, come here first, release what the calling thread holds,
  * and go on to the C library's epoll_pwait (the same call with no signal mask). It also defines
  * send and sendmsg, which add MSG_MORE when the calling thread holds the socket: the answer stays
- * queued as under TCP_CORK, without a setsockopt per answer to cork it (that call cost about a
- * tenth of a dispatch's CPU). And it defines close, which drops a closed descriptor from the
+ * queued as under TCP_CORK, without a setsockopt per answer to cork it (a system call the plain
+ * libmicrohttpd server does not make). And it defines close, which drops a closed descriptor from the
  * thread's list, so that a socket reusing the number is not held by mistake. A thread that holds
  * nothing pays one thread-local load per call.
  *
