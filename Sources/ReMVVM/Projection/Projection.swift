@@ -4,8 +4,13 @@ struct Projection<State>: Sendable {
     let name: String
     /// Computes the view model from scratch.
     let make: @Sendable (State) -> any ViewModel
-    /// Returns the new view model when the view changed between `old` and `new`, nil otherwise.
-    let update: @Sendable (_ old: State, _ new: State, _ current: any ViewModel) -> (any ViewModel)?
+    /// Whether the view's input differs between `old` and `new`: only then is its current model read.
+    ///
+    /// Kept apart from ``update`` so that the views a commit leaves alone cost a comparison of substates and
+    /// nothing else: their snapshots, one object per view of every session, stay out of the cache.
+    let inputChanged: @Sendable (_ old: State, _ new: State) -> Bool
+    /// Returns the view model of `state` when it differs from `current`, nil otherwise.
+    let update: @Sendable (_ state: State, _ current: any ViewModel) -> (any ViewModel)?
 
     /// A projection of a substate: it is recomputed only when the substate changed.
     init<Substate: Equatable & SendableMetatype, Model: ViewModel>(
@@ -15,10 +20,9 @@ struct Projection<State>: Sendable {
     ) {
         self.name = name
         make = { factory(source($0)) }
-        update = { old, new, current in
-            let substate = source(new)
-            guard source(old) != substate else { return nil }
-            let model = factory(substate)
+        inputChanged = { old, new in source(old) != source(new) }
+        update = { state, current in
+            let model = factory(source(state))
             return current.isEqual(to: model) ? nil : model
         }
     }
@@ -27,8 +31,9 @@ struct Projection<State>: Sendable {
     init<Model: ViewModel>(name: String, factory: @escaping @Sendable (State) -> Model) {
         self.name = name
         make = { factory($0) }
-        update = { _, new, current in
-            let model = factory(new)
+        inputChanged = { _, _ in true }
+        update = { state, current in
+            let model = factory(state)
             return current.isEqual(to: model) ? nil : model
         }
     }

@@ -139,10 +139,11 @@ extension Store {
         var changed = ViewSet.none
         let entries = projections.entries
         for index in entries.indices {
-            let projection = entries[index]
-            let current = core.views[index].current
-            guard let model = projection.update(old, core.state, current.viewModel) else { continue }
-            let snapshot = ViewSnapshot(name: projection.name, version: core.version, viewModel: model)
+            // Read in place, not copied out: a copy of the projection would retain each of its closures.
+            guard entries[index].inputChanged(old, core.state),
+                let model = entries[index].update(core.state, core.views[index].current.viewModel)
+            else { continue }
+            let snapshot = ViewSnapshot(name: entries[index].name, version: core.version, viewModel: model)
             core.views[index].append(snapshot, limit: configuration.historyLimit)
             changed.insert(index)
         }
