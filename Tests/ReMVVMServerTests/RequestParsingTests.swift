@@ -95,17 +95,23 @@ struct RequestParsingTests {
         #expect(Route(path: path) == route)
     }
 
-    @Test func tokensCompareByContentAndLength() {
+    @Test func tokensCompareByTheirBitsAndOnlyInTheirOneSpelling() throws {
         let token = SecureToken.make()
-        #expect(SecureToken.equal(token, String(token)))
-        #expect(!SecureToken.equal(token, String(token.dropLast()) + (token.last == "0" ? "1" : "0")))
-        #expect(!SecureToken.equal(token, String(token.dropLast())))
-        #expect(!SecureToken.equal(token, ""))
-        #expect(SecureToken.equal("", ""))
-        // A slice of a longer header compares by its own bytes.
+        let key = try #require(SessionKey(token))
+        #expect(SessionKey(String(token)).map(key.matches) == true)
+        // Each digit counts, the first and the last included.
+        for index in [0, 15, 16, 31] {
+            var digits = Array(token.utf8)
+            digits[index] = digits[index] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            #expect(SessionKey(String(decoding: digits, as: UTF8.self)).map(key.matches) == false)
+        }
+        // Only the 32 lowercase hex digits SecureToken writes name a session.
+        for other in [String(token.dropLast()), token + "0", "", token.uppercased(), "g" + token.dropFirst()] {
+            #expect(SessionKey(other) == nil || other == token, "\(other)")
+        }
+        // A slice of a longer header reads its own bytes.
         let header = "Bearer \(token) "
-        let slice = header.dropFirst(7).dropLast()
-        #expect(SecureToken.equal(token, slice))
-        #expect(!SecureToken.equal(token, header.dropFirst(6).dropLast(2)))
+        #expect(SessionKey(header.dropFirst(7).dropLast()).map(key.matches) == true)
+        #expect(SessionKey(header.dropFirst(6).dropLast(2)) == nil)
     }
 }

@@ -38,6 +38,9 @@ struct SessionRegistryTests {
         for session in created {
             #expect(registry.find(id: session.id, token: Substring(session.token)) === session)
             #expect(registry.find(id: session.id, token: Substring(session.id)) == nil)
+            #expect(registry.find(id: session.id, token: Substring(session.token.uppercased())) == nil)
+            #expect(registry.find(id: session.id.uppercased(), token: Substring(session.token)) == nil)
+            #expect(registry.find(id: session.id, token: nil) == nil)
         }
         let removed = try #require(registry.remove(id: created[0].id))
         #expect(Self.isClosed(removed))

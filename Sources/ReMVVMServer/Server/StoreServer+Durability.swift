@@ -33,12 +33,22 @@ extension StoreServer {
     /// Puts the stored sessions back in service, then lets the app resume each one.
     func restoreSessions() {
         guard let durability = api.durability, !restored.exchange(true, ordering: .relaxed) else { return }
-        let sessions = durability.restore()
-        for restored in sessions {
-            let session = Session(
-                id: restored.record.id, token: restored.record.token, epoch: restored.record.epoch,
-                store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession)
+        var sessions = durability.restore()
+        sessions.removeAll { restored in
+            guard
+                let session = Session(
+                    id: restored.record.id, token: restored.record.token, epoch: restored.record.epoch,
+                    store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession)
+            else {
+                // Only a damaged record: this server writes every id and token as 32 hex digits.
+                api.logger.warning(
+                    "stored session has a malformed id or token; not restored",
+                    metadata: ["session.id": "\(restored.record.id.prefix(64))"])
+                restored.store.close()
+                return true
+            }
             api.sessions.adopt(session)
+            return false
         }
         for restored in sessions { restored.resume() }
     }

@@ -8,6 +8,10 @@ final class Session: Sendable {
     let id: String
     /// The bearer token that proves ownership; never logged.
     let token: String
+    /// The id's bits, the registry's key.
+    let key: SessionKey
+    /// The token's bits, which a request's token is compared with.
+    private let tokenKey: SessionKey
     /// The name of this session's history, the first half of every cursor.
     let epoch: String
     /// The session's store, seen only through its projections.
@@ -22,14 +26,22 @@ final class Session: Sendable {
     /// Open event streams.
     let openStreams = Atomic<Int>(0)
 
-    init(id: String, token: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int) {
+    /// A session for `id` and `token` as ``SecureToken/make()`` writes them; nil for any other form, which
+    /// could never be looked up.
+    init?(id: String, token: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int) {
+        guard let key = SessionKey(id), let tokenKey = SessionKey(token) else { return nil }
         self.id = id
         self.token = token
+        self.key = key
+        self.tokenKey = tokenKey
         self.epoch = epoch
         self.store = store
         idempotency = Mutex(IdempotencyCache(limit: idempotencyLimit))
         lastSeen = Atomic(Self.now())
     }
+
+    /// Whether `token` is this session's, compared in time that does not depend on where it differs.
+    func isOwned(by token: SessionKey) -> Bool { tokenKey.matches(token) }
 
     /// The cursor of the store's current version.
     var cursor: Cursor { Cursor(epoch: epoch, number: store.version) }

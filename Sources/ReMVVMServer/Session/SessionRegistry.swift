@@ -5,12 +5,13 @@ import Synchronization
 /// Every live session, by id; the only place sessions are created, found and ended.
 ///
 /// Every request looks its session up here, from every worker thread at once, so the sessions are spread
-/// over shards, each behind its own lock, by a hash of the id: two lookups wait for each other only when
-/// their sessions share a shard.
+/// over shards, each behind its own lock, by bits of the id: two lookups wait for each other only when
+/// their sessions share a shard. Sessions are kept by their ids' bits (``SessionKey``), which the tables hold
+/// inline.
 final class SessionRegistry: Sendable {
     /// One part of the sessions, with its own lock.
     private final class Shard: Sendable {
-        let sessions = Mutex<[String: Session]>([:])
+        let sessions = Mutex<[SessionKey: Session]>([:])
     }
 
     /// A power of two, so a shard is picked with a mask.
@@ -49,34 +50,42 @@ final class SessionRegistry: Sendable {
     func create() -> Session? {
         guard reservePlace() else { return nil }
         let record = SessionRecord(id: SecureToken.make(), token: SecureToken.make(), epoch: SecureToken.makeEpoch())
-        let session = Session(
-            id: record.id,
-            token: record.token,
-            epoch: record.epoch,
-            store: makeStore(record),
-            idempotencyLimit: idempotencyLimit
-        )
-        shard(for: session.id).sessions.withLock { $0[session.id] = session }
+        guard
+            let session = Session(
+                id: record.id,
+                token: record.token,
+                epoch: record.epoch,
+                store: makeStore(record),
+                idempotencyLimit: idempotencyLimit
+            )
+        else {
+            // Unreachable: SecureToken writes exactly what SessionKey reads.
+            live.subtract(1, ordering: .relaxed)
+            return nil
+        }
+        shard(for: session.key).sessions.withLock { $0[session.key] = session }
         return session
     }
 
     /// Puts a session restored from storage back in service, under its old id and token.
     func adopt(_ session: Session) {
-        let replaced = shard(for: session.id).sessions.withLock { $0.updateValue(session, forKey: session.id) }
+        let replaced = shard(for: session.key).sessions.withLock { $0.updateValue(session, forKey: session.key) }
         if replaced == nil { live.add(1, ordering: .relaxed) }
     }
 
     /// The session with this id if `token` is its token; nil for an unknown id or a wrong token alike.
     func find(id: String, token: Substring?) -> Session? {
-        guard let token, let session = shard(for: id).sessions.withLock({ $0[id] }) else { return nil }
-        guard SecureToken.equal(session.token, token) else { return nil }
+        guard let key = SessionKey(id), let token, let presented = SessionKey(token),
+            let session = shard(for: key).sessions.withLock({ $0[key] }), session.isOwned(by: presented)
+        else { return nil }
         return session
     }
 
     /// Ends a session: removes it and closes its store (cancelling effects, waking waiters).
     @discardableResult
     func remove(id: String) -> Session? {
-        let session = shard(for: id).sessions.withLock { $0.removeValue(forKey: id) }
+        guard let key = SessionKey(id) else { return nil }
+        let session = shard(for: key).sessions.withLock { $0.removeValue(forKey: key) }
         if let session {
             live.subtract(1, ordering: .relaxed)
             session.store.close()
@@ -92,7 +101,7 @@ final class SessionRegistry: Sendable {
         for shard in shards {
             expired += shard.sessions.withLock { sessions -> [Session] in
                 let idle = sessions.values.filter { $0.isIdle(longerThan: ttl, now: now) }
-                for session in idle { sessions[session.id] = nil }
+                for session in idle { sessions[session.key] = nil }
                 return idle
             }
         }
@@ -121,10 +130,8 @@ final class SessionRegistry: Sendable {
         return false
     }
 
-    /// The shard holding `id`: FNV-1a over its bytes (ids are random, so any mix spreads them evenly).
-    private func shard(for id: String) -> Shard {
-        var hash: UInt32 = 2_166_136_261
-        for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return shards[Int(hash) & (Self.shardCount - 1)]
+    /// The shard holding `key`: its bits are random, so any few of them spread the sessions evenly.
+    private func shard(for key: SessionKey) -> Shard {
+        shards[Int(truncatingIfNeeded: key.high) & (Self.shardCount - 1)]
     }
 }
