@@ -9,7 +9,9 @@ struct SessionKey: Hashable, Sendable {
 
     /// Reads exactly 32 lowercase hex digits; nil for anything else, which no session id or token is.
     init?(_ text: some StringProtocol) {
-        let parsed = text.utf8.withContiguousStorageIfAvailable(Self.parse) ?? Self.parse(Array(text.utf8))
+        let parsed =
+            text.utf8.withContiguousStorageIfAvailable(Self.parse)
+            ?? Array(text.utf8).withUnsafeBufferPointer(Self.parse)
         guard let parsed else { return nil }
         self = parsed
     }
@@ -19,23 +21,24 @@ struct SessionKey: Hashable, Sendable {
         self.low = low
     }
 
-    private static func parse(_ digits: some Collection<UInt8>) -> SessionKey? {
-        guard digits.count == 32 else { return nil }
-        var words: (UInt64, UInt64) = (0, 0)
-        for (index, digit) in digits.enumerated() {
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            if index < 16 {
-                words.0 = words.0 << 4 | UInt64(nibble)
-            } else {
-                words.1 = words.1 << 4 | UInt64(nibble)
-            }
+    private static func parse(_ digits: UnsafeBufferPointer<UInt8>) -> SessionKey? {
+        guard digits.count == 32, let high = word(digits, from: 0), let low = word(digits, from: 16) else {
+            return nil
         }
-        return SessionKey(high: words.0, low: words.1)
+        return SessionKey(high: high, low: low)
+    }
+
+    /// The 16 digits from `start` as one word. Without a branch per digit: it runs twice per request.
+    private static func word(_ digits: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
+        var word: UInt64 = 0
+        var valid = true
+        for index in start..<(start + 16) {
+            let digit = digits[index]
+            valid = valid && (digit &- UInt8(ascii: "0") < 10 || digit &- UInt8(ascii: "a") < 6)
+            // '0'...'9' are 0x30...0x39 and 'a'...'f' 0x61...0x66: the low four bits, plus 9 for a letter.
+            word = word << 4 | UInt64((digit & 0xF) &+ 9 &* (digit >> 6))
+        }
+        return valid ? word : nil
     }
 
     /// Whether two keys are equal, in time that does not depend on where they differ (for tokens).
