@@ -12,11 +12,11 @@ import Synchronization
 /// behind the walk of the other. Queued here instead, resumes gather while a walk runs and the next batch
 /// costs one walk; the workers only append to a list.
 ///
-/// Batches can also be paced: after one, the thread waits the gap its `pacing` closure names before taking the
-/// next. The server paces small batches by the number of suspended connections, because that is what one walk
-/// costs: with one long-poll on each of 10,000 sessions the answers arrive one dispatch at a time, and unpaced
-/// they cost libmicrohttpd a walk of thousands of connections almost per answer. A change answering 10,000
-/// polls on one session comes in batches of hundreds, which need no pacing.
+/// Batches can also be paced (``ResumePacing``): after one, the thread waits a gap before it takes the next,
+/// unless enough items have gathered meanwhile. The server paces by the number of suspended connections,
+/// because that is what one walk costs: with one long-poll on each of 10,000 sessions the answers arrive one
+/// dispatch at a time, and unpaced they cost libmicrohttpd a walk of thousands of connections almost per
+/// answer. A change answering 10,000 polls of one session arrives as a burst, which fills batches at once.
 ///
 /// What resuming means is passed to ``start(pacing:performing:)``, so the batching can be tested without a daemon.
 final class ResumeQueue: Sendable {
@@ -24,6 +24,8 @@ final class ResumeQueue: Sendable {
 
     private struct State: Sendable {
         var pending: [Item] = []
+        /// Pending items that start a batch before the gap has passed (the last pacing's `enough`).
+        var enough = 1
         var isStopped = false
         /// The resuming thread once started (`pthread_t` is an integer on Linux).
         var thread: pthread_t?
@@ -47,11 +49,11 @@ final class ResumeQueue: Sendable {
     /// Starts the thread, which runs `perform` for every item in the order they were added, until ``stop()``;
     /// returns `false` if it could not be created (then ``add(_:)`` refuses everything).
     ///
-    /// After each non-empty batch the thread asks `pacing`, given the batch's size, for the least time in nanoseconds
-    /// before it starts the next; items added meanwhile join that batch. An item arriving after a quiet spell
-    /// longer than the gap is performed at once.
+    /// After each non-empty batch the thread asks `pacing` how to space the next: it starts once the gap has
+    /// passed, or as soon as `enough` items are pending; items added meanwhile join it. An item arriving after a
+    /// quiet spell longer than the gap is performed at once.
     func start(
-        pacing: @escaping @Sendable (Int) -> Int64 = { _ in 0 },
+        pacing: @escaping @Sendable () -> ResumePacing = { .none },
         performing perform: @escaping @Sendable (Item) -> Void
     ) -> Bool {
         let retained = Unmanaged.passRetained(Runner(queue: self, pacing: pacing, perform: perform))
@@ -76,15 +78,19 @@ final class ResumeQueue: Sendable {
 
     /// Queues `item`; returns `false` when the queue is not running, and the caller must perform it itself.
     func add(_ item: Item) -> Bool {
-        let (accepted, wasEmpty) = state.withLock { state -> (Bool, Bool) in
+        let (accepted, wakes) = state.withLock { state -> (Bool, Bool) in
             guard !state.isStopped, state.thread != nil else { return (false, false) }
             state.pending.append(item)
-            return (true, state.pending.count == 1)
+            return (true, state.pending.count == 1 || state.pending.count == state.enough)
         }
-        // Only the first item of a batch wakes the thread; the others join the batch it is about to take.
-        if wasEmpty { signal() }
+        // The first item of a batch wakes the thread, and so does the one that makes the batch large enough to go
+        // before its gap has passed; the others join the batch the thread is about to take.
+        if wakes { signal() }
         return accepted
     }
+
+    /// How many pending items start a batch before its gap has passed, as the last pacing decided.
+    var enough: Int { state.withLock { $0.enough } }
 
     /// Performs everything still queued, then ends the thread; later ``add(_:)`` calls return `false`.
     /// Idempotent.
@@ -107,11 +113,12 @@ final class ResumeQueue: Sendable {
     /// What the thread holds: the queue and its work.
     private final class Runner: Sendable {
         let queue: ResumeQueue
-        let pacing: @Sendable (Int) -> Int64
+        let pacing: @Sendable () -> ResumePacing
         let perform: @Sendable (Item) -> Void
 
         init(
-            queue: ResumeQueue, pacing: @escaping @Sendable (Int) -> Int64, perform: @escaping @Sendable (Item) -> Void
+            queue: ResumeQueue, pacing: @escaping @Sendable () -> ResumePacing,
+            perform: @escaping @Sendable (Item) -> Void
         ) {
             self.queue = queue
             self.pacing = pacing
@@ -119,35 +126,58 @@ final class ResumeQueue: Sendable {
         }
     }
 
-    private func run(pacing: @Sendable (Int) -> Int64, _ perform: @Sendable (Item) -> Void) {
+    private func run(pacing: @Sendable () -> ResumePacing, _ perform: @Sendable (Item) -> Void) {
         var batch: [Item] = []
         var stopped = false
         var nextBatchAt: Int64 = 0
         while !stopped {
-            var count: UInt64 = 0
-            let read = withUnsafeMutableBytes(of: &count) { Glibc.read(wakeDescriptor, $0.baseAddress, $0.count) }
-            if read < 0 && errno == EINTR { continue }
-            Self.sleep(until: nextBatchAt)
+            let readFailed = !waitForSignal()
+            waitForBatch(until: nextBatchAt)
             stopped = state.withLock { state in
-                if read < 0 { state.isStopped = true }  // Cannot wait any more: take the last batch and end.
+                if readFailed { state.isStopped = true }  // Cannot wait any more: take the last batch and end.
                 swap(&batch, &state.pending)  // Both arrays keep their capacity: no allocation per batch.
                 return state.isStopped
             }
             guard !batch.isEmpty else { continue }  // A wake-up for a batch already taken: no walk to pace.
             for item in batch { perform(item) }
-            let gap = max(pacing(batch.count), 0)  // Asked first: the gap counts from the decision on.
-            nextBatchAt = MonotonicClock.nanoseconds() + gap
+            let next = pacing()  // Asked first: the gap counts from the decision on.
+            nextBatchAt = MonotonicClock.nanoseconds() + max(next.gap, 0)
+            state.withLock { $0.enough = max(next.enough, 1) }
             batch.removeAll(keepingCapacity: true)
         }
     }
 
-    /// Sleeps until the monotonic clock reads `deadline` (at once if it has passed).
-    private static func sleep(until deadline: Int64) {
-        var remaining = deadline - MonotonicClock.nanoseconds()
-        while remaining > 0 {
-            var pause = timespec(tv_sec: Int(remaining / 1_000_000_000), tv_nsec: Int(remaining % 1_000_000_000))
-            _ = nanosleep(&pause, nil)  // Interrupted by a signal: sleep the rest.
-            remaining = deadline - MonotonicClock.nanoseconds()
+    /// Waits until `deadline` (monotonic nanoseconds) has passed, or until enough items are pending, or the queue
+    /// stops, whichever comes first. A wake-up is watched for in whole milliseconds (`poll`); the last part of a
+    /// millisecond is slept.
+    private func waitForBatch(until deadline: Int64) {
+        while true {
+            let remaining = deadline - MonotonicClock.nanoseconds()
+            guard remaining > 0 else { return }
+            guard !state.withLock({ $0.isStopped || $0.pending.count >= $0.enough }) else { return }
+            guard remaining >= 1_000_000 else {
+                var pause = timespec(tv_sec: 0, tv_nsec: Int(remaining))
+                _ = nanosleep(&pause, nil)  // Interrupted by a signal: the loop sleeps the rest.
+                continue
+            }
+            guard waitForSignal(milliseconds: Int32(min(remaining / 1_000_000, 1_000))) else { return }
+        }
+    }
+
+    /// Waits for a signal, at most `milliseconds` when given, and consumes it; returns `false` only when the
+    /// descriptor can no longer be waited on (never for a timeout or an interrupted wait).
+    private func waitForSignal(milliseconds: Int32? = nil) -> Bool {
+        if let milliseconds {
+            var descriptor = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0 { return errno == EINTR }
+            guard ready > 0 else { return true }  // Timed out.
+        }
+        var count: UInt64 = 0
+        while true {
+            let read = withUnsafeMutableBytes(of: &count) { Glibc.read(wakeDescriptor, $0.baseAddress, $0.count) }
+            if read >= 0 { return true }
+            if errno != EINTR { return false }
         }
     }
 }

@@ -68,21 +68,11 @@ final class ServerCore: Sendable {
     /// Starts resuming parked connections on the resume thread; while it runs, the thread retains `self`.
     ///
     /// Each batch costs every worker it touches a walk of its whole suspended list (see ``ResumeQueue``), so
-    /// the more connections are parked, the more answers should share one walk.
+    /// the more connections are parked, the more answers should share one walk (``ResumePacing/server(suspended:)``).
     func startResuming() -> Bool {
-        resumer?.start(pacing: { [self] batch in Self.resumePacing(batch: batch, suspended: suspendedCount) }) {
+        resumer?.start(pacing: { [self] in .server(suspended: suspendedCount) }) {
             [self] connection in resumeNow(connection)
         } ?? false
-    }
-
-    /// The least time, in nanoseconds, after a resume batch of `batch` connections before the next, with
-    /// `suspended` connections parked: none after a batch of 32 or more, whose walk is already shared;
-    /// otherwise 400 ns per parked connection, at most 4 ms. libmicrohttpd walks every suspended connection
-    /// once per loop with a resume, so this keeps the walk's cost per answer about constant: with 10,000
-    /// parked a lone answer waits at most 4 ms (a long-poll answer, not a dispatch); with 100, 40 µs.
-    static func resumePacing(batch: Int, suspended: Int) -> Int64 {
-        guard batch < 32 else { return 0 }
-        return min(Int64(max(suspended, 0)) * 400, 4_000_000)
     }
 
     /// Connections currently suspended (parked requests and idle streams).

@@ -73,30 +73,15 @@ struct ResumeQueueTests {
     /// A paced queue waits the gap after a batch before it takes the next, and items added meanwhile share
     /// that next batch; the first item after a quiet spell is performed at once.
     @Test func pacedBatchesWaitTheGapAndGatherWhatArrivedMeanwhile() throws {
-        let queue = try #require(ResumeQueue())
         let gap: Int64 = 200_000_000
-        // The pacing closure runs once after each batch, with its size: it marks the batches' ends.
-        let batches = Mutex<[(size: Int, endedAt: ContinuousClock.Instant)]>([])
-        let performedAt = Mutex<[Int: ContinuousClock.Instant]>([:])
-        let started = queue.start(
-            pacing: { size in
-                batches.withLock { $0.append((size, ContinuousClock.now)) }
-                return gap
-            },
-            performing: { connection in
-                let number = Int(bitPattern: UnsafeRawPointer(connection.pointer)) - 1
-                performedAt.withLock { $0[number] = ContinuousClock.now }
-            })
-        #expect(started)
+        let run = try PacedRun(pacing: ResumePacing(gap: gap, enough: 1_000))
         let firstAdded = ContinuousClock.now
-        #expect(queue.add(Self.handle(0)))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while batches.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(100) }
-        for index in 1...20 { #expect(queue.add(Self.handle(index))) }
-        while batches.withLock({ $0.count < 2 }) && ContinuousClock.now < deadline { usleep(100) }
-        queue.stop()
-        let recorded = batches.withLock { $0 }
-        let performed = performedAt.withLock { $0 }
+        #expect(run.queue.add(Self.handle(0)))
+        try run.waitForBatches(1)
+        for index in 1...20 { #expect(run.queue.add(Self.handle(index))) }
+        try run.waitForBatches(2)
+        run.queue.stop()
+        let (recorded, performed) = run.results
         try #require(recorded.count == 2, "expected two batches, got sizes \(recorded.map(\.size))")
         #expect(recorded.map(\.size) == [1, 20])
         #expect(performed.count == 21)
@@ -109,18 +94,84 @@ struct ResumeQueueTests {
         }
     }
 
-    /// The server's pacing rule: a batch of 32 or more already shares libmicrohttpd's walk and waits for
-    /// nothing; a smaller one waits in proportion to the parked connections the walk visits, up to a cap
-    /// that bounds the latency a lone answer pays.
+    /// A batch that gathers `enough` items goes at once instead of waiting out the gap, so a burst of answers
+    /// is not held back by a pacing meant for a trickle; the items beyond it wait for the next batch.
+    @Test func aBatchThatGathersEnoughItemsGoesBeforeTheGapHasPassed() throws {
+        let run = try PacedRun(pacing: ResumePacing(gap: 60_000_000_000, enough: 8))
+        #expect(run.queue.add(Self.handle(0)))
+        try run.waitForBatches(1)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while run.queue.enough != 8 && ContinuousClock.now < deadline { usleep(100) }  // Set just after the pacing.
+        let added = ContinuousClock.now
+        for index in 1...8 { #expect(run.queue.add(Self.handle(index))) }
+        try run.waitForBatches(2)
+        let (recorded, performed) = run.results
+        #expect(recorded.map(\.size) == [1, 8])
+        let last = try #require(performed[8])
+        #expect(last - added < .seconds(30), "the full batch waited for the gap")
+        #expect(run.queue.add(Self.handle(9)))  // Alone after a full batch: it waits for the gap or for stop().
+        usleep(50_000)
+        #expect(run.results.performed[9] == nil)
+        run.queue.stop()  // Performs what is still queued.
+        #expect(run.results.performed[9] != nil)
+    }
+
+    /// The server's pacing rule: the gap grows with the parked connections each walk visits, up to a cap that
+    /// bounds the latency a lone answer pays, and a batch of a fortieth of them goes at once.
     @Test func serverPacingGrowsWithParkedConnectionsUpToItsCap() {
-        #expect(ServerCore.resumePacing(batch: 32, suspended: 10_000) == 0)
-        #expect(ServerCore.resumePacing(batch: 1, suspended: 0) == 0)
-        let few = ServerCore.resumePacing(batch: 1, suspended: 100)
-        let many = ServerCore.resumePacing(batch: 31, suspended: 5_000)
-        #expect(few > 0)
-        #expect(few < many)
-        let capped = ServerCore.resumePacing(batch: 1, suspended: 1_000_000)
-        #expect(capped == ServerCore.resumePacing(batch: 1, suspended: 100_000_000))
-        #expect(capped <= 4_000_000)
+        #expect(ResumePacing.server(suspended: 0) == ResumePacing(gap: 0, enough: 1))
+        #expect(ResumePacing.server(suspended: -3) == ResumePacing(gap: 0, enough: 1))
+        let few = ResumePacing.server(suspended: 100)
+        let many = ResumePacing.server(suspended: 5_000)
+        #expect(few.gap > 0)
+        #expect(few.gap < many.gap)
+        #expect(few.enough < many.enough)
+        #expect(ResumePacing.server(suspended: 10_000).enough == 250)
+        let capped = ResumePacing.server(suspended: 1_000_000)
+        #expect(capped.gap == ResumePacing.server(suspended: 100_000_000).gap)
+        #expect(capped.gap <= 8_000_000)
+    }
+
+    /// A started queue with fixed pacing that records each batch's size and end, and when each item ran.
+    private final class PacedRun: Sendable {
+        private final class Record: Sendable {
+            let batches = Mutex<[(size: Int, endedAt: ContinuousClock.Instant)]>([])
+            let performedAt = Mutex<[Int: ContinuousClock.Instant]>([:])
+            let size = Atomic<Int>(0)
+        }
+
+        let queue: ResumeQueue
+        private let record = Record()
+
+        init(pacing: ResumePacing) throws {
+            queue = try #require(ResumeQueue())
+            let record = record
+            // The pacing closure runs once after each batch: it marks the batch's end.
+            let started = queue.start(
+                pacing: {
+                    let size = record.size.exchange(0, ordering: .relaxed)
+                    record.batches.withLock { $0.append((size, ContinuousClock.now)) }
+                    return pacing
+                },
+                performing: { connection in
+                    record.size.add(1, ordering: .relaxed)
+                    let number = Int(bitPattern: UnsafeRawPointer(connection.pointer)) - 1
+                    record.performedAt.withLock { $0[number] = ContinuousClock.now }
+                })
+            try #require(started)
+        }
+
+        var results:
+            (batches: [(size: Int, endedAt: ContinuousClock.Instant)], performed: [Int: ContinuousClock.Instant])
+        {
+            (record.batches.withLock { $0 }, record.performedAt.withLock { $0 })
+        }
+
+        /// Waits (at most 10 s) until `count` batches have ended.
+        func waitForBatches(_ count: Int) throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while record.batches.withLock({ $0.count < count }) && ContinuousClock.now < deadline { usleep(100) }
+            try #require(record.batches.withLock { $0.count } >= count, "fewer than \(count) batches ended in 10 s")
+        }
     }
 }
