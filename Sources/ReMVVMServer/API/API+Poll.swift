@@ -26,23 +26,12 @@ extension API {
             exchange.send(error)
             return
         }
-        let feed = ChangeFeed(session: session, views: views, form: form)
-        let respond: @Sendable () -> Void = { [self] in
-            do {
-                // The header names the version the body brings the client to, even if a dispatch lands meanwhile.
-                let answer = try feed.answer(since: since)
-                guard durability != nil else {
-                    exchange.sendPrepared(answer.response)
-                    return
-                }
-                // With durability, a version is shown only once it is on disk: a crash never takes it back.
-                whenDurable(answer.response) { exchange.sendPrepared($0) }
-            } catch {
-                exchange.send(.internalError("\(error)"))
-            }
-        }
+        let poll = LongPoll(
+            api: self, session: session, exchange: exchange,
+            feed: ChangeFeed(session: session, views: views, form: form),
+            since: since)
         guard let since, since.epoch == session.epoch, since.number <= session.store.version else {
-            respond()
+            poll.answer()
             return
         }
         guard session.parkedPolls.add(1, ordering: .relaxed).newValue <= configuration.maxPollsPerSession else {
@@ -50,31 +39,20 @@ extension API {
             exchange.send(.tooManyRequests("at most \(configuration.maxPollsPerSession) long-polls per session"))
             return
         }
-        let parking = ParkedPoll()
-        exchange.responder.onTermination {
-            session.parkedPolls.subtract(1, ordering: .relaxed)
-            parking.end(store: session.store, timer: self.timer)
-        }
-        let registration = session.store.waitForChange(after: since.number, views: views) { [self] change in
-            guard parking.claim(timer: timer) else { return }
-            if case .closed = change {
-                exchange.send(.sessionNotFound)
-            } else {
-                respond()
-            }
+        // Each closure captures the poll alone, which then serves as its context: no allocation per closure.
+        exchange.responder.onTermination { [poll] in poll.requestEnded() }
+        let registration = session.store.waitForChange(after: since.number, views: views) { [poll] change in
+            poll.viewsChanged(change)
         }
         switch registration {
-        case .ready(.closed):
-            // Deleted between the lookup and here: the same answer as a poll parked when it happened.
-            if parking.claim(timer: timer) { exchange.send(.sessionNotFound) }
-        case .ready:
-            if parking.claim(timer: timer) { respond() }
+        case .ready(let change):
+            // Changed, or deleted between the lookup and here: answered as a poll parked when it happened.
+            poll.viewsChanged(change)
         case .parked(let token):
-            let timeout = timer.schedule(after: wait + Self.jitter(wait, seed: exchange.started)) {
-                guard parking.claimForTimeout(store: session.store) else { return }
-                respond()
+            let timeout = timer.schedule(after: wait + Self.jitter(wait, seed: exchange.started)) { [poll] in
+                poll.timedOut()
             }
-            parking.park(token: token, timeout: timeout, store: session.store, timer: timer)
+            poll.park(token: token, timeout: timeout)
         }
     }
 
@@ -132,62 +110,102 @@ extension API {
     }
 }
 
-/// The lifecycle of one parked long-poll: exactly one of change, timeout or client-gone wins.
-final class ParkedPoll: Sendable {
+/// One long-poll from its request to its answer: what it answers with, and which of a change, its timeout or
+/// the client leaving claims it first (exactly one does).
+///
+/// One object holds everything the poll's callbacks need, so each of them (the store's waiter, the timeout,
+/// the request's end) captures this object alone instead of a copy of the exchange and the feed.
+final class LongPoll: Sendable {
     private struct State {
         var token: WaiterToken?
         var timeout: UInt64?
         var claimed = false
     }
 
+    private let api: API
+    private let session: Session
+    private let exchange: Exchange
+    private let feed: ChangeFeed
+    private let since: Cursor?
     private let state = Mutex(State())
 
+    init(api: API, session: Session, exchange: Exchange, feed: ChangeFeed, since: Cursor?) {
+        self.api = api
+        self.session = session
+        self.exchange = exchange
+        self.feed = feed
+        self.since = since
+    }
+
+    /// Answers with the changes from `since` to now, read from the views' history at answer time, so a change
+    /// that lands while a timeout fires is reported, never skipped.
+    func answer() {
+        do {
+            // The header names the version the body brings the client to, even if a dispatch lands meanwhile.
+            let response = try feed.answer(since: since).response
+            guard api.durability != nil else {
+                exchange.sendPrepared(response)
+                return
+            }
+            // With durability, a version is shown only once it is on disk: a crash never takes it back.
+            api.whenDurable(response) { [exchange] in exchange.sendPrepared($0) }
+        } catch {
+            exchange.send(.internalError("\(error)"))
+        }
+    }
+
     /// Records where the poll is parked; if it was already claimed, undoes the parking.
-    func park(token: WaiterToken, timeout: UInt64, store: any ProjectedStore, timer: DeadlineTimer) {
+    func park(token: WaiterToken, timeout: UInt64) {
         let claimed = state.withLock { state in
             state.token = token
             state.timeout = timeout
             return state.claimed
         }
         if claimed {
-            timer.cancel(timeout)
-            store.cancelWait(token)
+            api.timer.cancel(timeout)
+            session.store.cancelWait(token)
         }
     }
 
-    /// Claims the answer for a change; cancels the timeout.
-    func claim(timer: DeadlineTimer) -> Bool {
+    /// A watched view changed (or the session closed): claims the answer and cancels the timeout.
+    func viewsChanged(_ change: StoreChange) {
         let (won, timeout) = state.withLock { state -> (Bool, UInt64?) in
             guard !state.claimed else { return (false, nil) }
             state.claimed = true
             return (true, state.timeout)
         }
-        if let timeout { timer.cancel(timeout) }
-        return won
+        if let timeout { api.timer.cancel(timeout) }
+        guard won else { return }
+        if case .closed = change {
+            exchange.send(.sessionNotFound)
+        } else {
+            answer()
+        }
     }
 
-    /// Claims the answer for a timeout; removes the store waiter.
-    func claimForTimeout(store: any ProjectedStore) -> Bool {
+    /// The wait ended: claims the answer and removes the store's waiter.
+    func timedOut() {
         let (won, token) = state.withLock { state -> (Bool, WaiterToken?) in
             guard !state.claimed else { return (false, nil) }
             state.claimed = true
             return (true, state.token)
         }
-        if let token { store.cancelWait(token) }
-        return won
+        if let token { session.store.cancelWait(token) }
+        if won { answer() }
     }
 
-    /// The request ended (answered or the client left): release the waiter and the timeout.
-    func end(store: any ProjectedStore, timer: DeadlineTimer) {
+    /// The request ended (answered or the client left): releases the waiter and the timeout.
+    func requestEnded() {
+        session.parkedPolls.subtract(1, ordering: .relaxed)
         let (token, timeout) = state.withLock { state -> (WaiterToken?, UInt64?) in
-            // Whoever claimed it first already let go of the rest (`claim`, `claimForTimeout`, `park`): a
+            // Whoever claimed it first already let go of the rest (`viewsChanged`, `timedOut`, `park`): a
             // waiter the dispatch woke is out of the store, and its timeout was cancelled. Answered polls
             // thus end without taking the store's and the timer's locks again.
             guard !state.claimed else { return (nil, nil) }
             state.claimed = true
             return (state.token, state.timeout)
         }
-        if let token { store.cancelWait(token) }
-        if let timeout { timer.cancel(timeout) }
+        if let token { session.store.cancelWait(token) }
+        if let timeout { api.timer.cancel(timeout) }
     }
 }
