@@ -9,9 +9,10 @@
  * Same daemon mode as remvvm-server (internal polling thread, epoll, suspend/resume, thread pool).
  * usage: floor_fanout PORT [THREADS] [CONNECTION_LIMIT] [tuned]
  *   tuned: libmicrohttpd as remvvm-server sets it up: an 8 KiB pool per connection (instead of the default
- *          32 KiB) and resumes made by one thread of their own, paced by remvvm-server's rule (after a batch
- *          of fewer than 32, wait 400 ns per suspended connection, at most 4 ms), so that resumes share
- *          libmicrohttpd's walk of its suspended connections. What libmicrohttpd alone costs at its best.
+ *          32 KiB) and resumes made by one thread of their own, paced by remvvm-server's rule (after every
+ *          batch, wait 800 ns per suspended connection, at most 8 ms, unless a fortieth of them is pending),
+ *          so that resumes share libmicrohttpd's walk of its suspended connections. What libmicrohttpd alone
+ *          costs at its best.
  */
 #include <microhttpd.h>
 #include <arpa/inet.h>
@@ -57,9 +58,10 @@ static int stopping;                 /* set under mu at shutdown: streams end in
 /* Tuned mode: resumes queued for the resume thread (under rq_mu), as remvvm-server's ResumeQueue does. */
 static int tuned;
 static pthread_mutex_t rq_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t rq_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t rq_cond;       /* on the monotonic clock; initialized in main when tuned */
 static struct MHD_Connection **rq_pending;
 static size_t rq_count, rq_cap;
+static size_t rq_enough = 1;         /* pending resumes that end the gap early (remvvm-server's rule) */
 static int rq_stop;
 static size_t suspended;             /* connections suspended and not yet resumed (under rq_mu) */
 
@@ -77,7 +79,8 @@ resume (struct MHD_Connection *conn)  /* any thread */
     rq_cap = cap;
   }
   rq_pending[rq_count++] = conn;
-  pthread_cond_signal (&rq_cond);
+  /* As remvvm-server's ResumeQueue: the first item wakes the thread, and so does the one that fills a batch. */
+  if (1 == rq_count || rq_enough == rq_count) pthread_cond_signal (&rq_cond);
   pthread_mutex_unlock (&rq_mu);
 }
 
@@ -99,14 +102,14 @@ resume_thread (void *unused)
   for (;;)
   {
     size_t n;
-    uint64_t now = now_ns ();
-    if (next_at > now)
-    {
-      struct timespec gap = { (time_t) ((next_at - now) / 1000000000u), (long) ((next_at - now) % 1000000000u) };
-      nanosleep (&gap, NULL);
-    }
     pthread_mutex_lock (&rq_mu);
     while (0 == rq_count && ! rq_stop) pthread_cond_wait (&rq_cond, &rq_mu);
+    /* the gap after the previous batch, cut short when enough resumes have gathered */
+    while (! rq_stop && rq_count < rq_enough && now_ns () < next_at)
+    {
+      struct timespec until = { (time_t) (next_at / 1000000000u), (long) (next_at % 1000000000u) };
+      pthread_cond_timedwait (&rq_cond, &rq_mu, &until);
+    }
     if (0 == rq_count) { pthread_mutex_unlock (&rq_mu); break; }
     if (cap < rq_count)
     {
@@ -121,7 +124,10 @@ resume_thread (void *unused)
     suspended -= n;
     pthread_mutex_unlock (&rq_mu);
     for (size_t i = 0; i < n; i++) MHD_resume_connection (batch[i]);
-    next_at = n >= 32 ? 0 : now_ns () + (suspended * 400 < 4000000 ? suspended * 400 : 4000000);
+    pthread_mutex_lock (&rq_mu);
+    next_at = now_ns () + (suspended * 800 < 8000000 ? suspended * 800 : 8000000);
+    rq_enough = suspended / 40 > 1 ? suspended / 40 : 1;
+    pthread_mutex_unlock (&rq_mu);
   }
   free (batch);
   return NULL;
@@ -353,6 +359,17 @@ main (int argc, char **argv)
   sigaddset (&sigs, SIGTERM);
   pthread_sigmask (SIG_BLOCK, &sigs, NULL);
   tuned = argc > 4 && 0 == strcmp (argv[4], "tuned");
+  if (tuned)
+  {
+    pthread_condattr_t attr;
+    if (0 != pthread_condattr_init (&attr) || 0 != pthread_condattr_setclock (&attr, CLOCK_MONOTONIC)
+        || 0 != pthread_cond_init (&rq_cond, &attr))
+    {
+      fprintf (stderr, "floor_fanout: cannot make the resume thread's condition variable\n");
+      return 1;
+    }
+    pthread_condattr_destroy (&attr);
+  }
   if (tuned && 0 != pthread_create (&resumer, NULL, &resume_thread, NULL))
   { fprintf (stderr, "floor_fanout: cannot start the resume thread\n"); return 1; }
 
