@@ -74,7 +74,7 @@ final class SessionRegistry: Sendable {
     }
 
     /// The session with this id if `token` is its token; nil for an unknown id or a wrong token alike.
-    func find(id: String, token: Substring?) -> Session? {
+    func find(id: some StringProtocol, token: Substring?) -> Session? {
         guard let key = SessionKey(id), let token, let presented = SessionKey(token),
             let session = shard(for: key).sessions.withLock({ $0[key] }), session.isOwned(by: presented)
         else { return nil }
