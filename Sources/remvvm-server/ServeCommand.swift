@@ -70,6 +70,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("no-io-uring"),
         help: "Release a worker pass's answers with one setsockopt each, not one io_uring call (REMVVM_NO_IO_URING).")
     var noIOURing = false
+    @Option(
+        name: .customLong("max-resume-delay"),
+        help: "Longest ms a parked answer waits to be resumed with others; 0: none (REMVVM_MAX_RESUME_DELAY).")
+    var maxResumeDelay: Int?
     @Flag(
         name: .customLong("pin-workers"),
         help: "Keep each HTTP worker thread on a CPU of its own (REMVVM_PIN_WORKERS).")
@@ -106,6 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
             metadata: [
                 "public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)",
                 "threads.cpus": "\(pinnedCPUs)", "answers": "\(server.answerRelease)",
+                "resumes.max_delay_ms": "\(Int(configuration.maxResumeDelay / .milliseconds(1)))",
             ])
         let signal = await signals.next()
         logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
@@ -144,6 +149,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.batchesAnswers = try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
         configuration.releasesAnswersInOneCall = try !(noIOURing || environment.isOn("REMVVM_NO_IO_URING"))
         configuration.pinsWorkers = try pinWorkers || environment.isOn("REMVVM_PIN_WORKERS")
+        if let delay = try maxResumeDelay ?? environment.number("REMVVM_MAX_RESUME_DELAY") as Int? {
+            guard delay >= 0 else { throw ValidationError("--max-resume-delay must be 0 or more milliseconds") }
+            configuration.maxResumeDelay = .milliseconds(delay)
+        }
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
         return configuration

@@ -12,15 +12,25 @@ struct ResumePacing: Sendable, Equatable {
     /// Every batch as soon as it has an item.
     static let none = ResumePacing(gap: 0, enough: 1)
 
-    /// The server's rule, given how many connections are suspended: 800 ns of gap per suspended connection, at
-    /// most 8 ms, and a batch of a fortieth of them goes at once.
+    /// The server's rule, given how many connections are suspended and the longest an answer may wait
+    /// (``HTTPServerConfiguration/maxResumeDelay``, in nanoseconds): a gap in proportion to the suspended
+    /// connections that reaches `maxDelay` at 10,000 (800 ns each for the default 8 ms), and a batch of a
+    /// fortieth of them goes at once.
     ///
     /// The gap keeps the walk's share of each answer about constant while answers trickle in (one long-poll on
-    /// each of 10,000 sessions, each woken by a dispatch of its own: a lone answer waits at most 8 ms, and with
-    /// 100 parked 80 µs); `enough` lets a burst (one change answering 10,000 polls of one session) through in
-    /// batches that each cost a walk of about 40 connections per answer, without waiting for the gap.
-    static func server(suspended: Int) -> ResumePacing {
+    /// each of 10,000 sessions, each woken by a dispatch of its own: by default a lone answer waits at most 8
+    /// ms, and with 100 parked 80 µs); `enough` lets a burst (one change answering 10,000 polls of one session)
+    /// through in batches that each cost a walk of about 40 connections per answer, without waiting for the gap.
+    static func server(suspended: Int, maxDelay: Int64 = defaultMaxDelay) -> ResumePacing {
         let parked = max(suspended, 0)
-        return ResumePacing(gap: min(Int64(parked) * 800, 8_000_000), enough: max(1, parked / 40))
+        let delay = max(maxDelay, 0)
+        let gap = parked >= saturation ? delay : min(Int64(parked) * (delay / Int64(saturation)), delay)
+        return ResumePacing(gap: gap, enough: max(1, parked / 40))
     }
+
+    /// The longest wait by default, in nanoseconds.
+    static let defaultMaxDelay: Int64 = 8_000_000
+
+    /// The suspended connections at which the gap reaches the longest wait.
+    private static let saturation = 10_000
 }

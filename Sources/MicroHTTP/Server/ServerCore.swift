@@ -68,11 +68,17 @@ final class ServerCore: Sendable {
     /// Starts resuming parked connections on the resume thread; while it runs, the thread retains `self`.
     ///
     /// Each batch costs every worker it touches a walk of its whole suspended list (see ``ResumeQueue``), so
-    /// the more connections are parked, the more answers should share one walk (``ResumePacing/server(suspended:)``).
+    /// the more connections are parked, the more answers should share one walk (``ResumePacing/server(suspended:maxDelay:)``), at most
+    /// ``HTTPServerConfiguration/maxResumeDelay``.
     func startResuming() -> Bool {
-        resumer?.start(pacing: { [self] in .server(suspended: suspendedCount) }) {
+        resumer?.start(pacing: { [self] in Self.resumePacing(configuration, suspended: suspendedCount) }) {
             [self] connection in resumeNow(connection)
         } ?? false
+    }
+
+    /// How the resume thread spaces its batches under `configuration` with `suspended` connections parked.
+    static func resumePacing(_ configuration: HTTPServerConfiguration, suspended: Int) -> ResumePacing {
+        .server(suspended: suspended, maxDelay: MonotonicClock.nanoseconds(of: configuration.maxResumeDelay))
     }
 
     /// Connections currently suspended (parked requests and idle streams).

@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     public var releasesAnswersInOneCall = true
     /// Whether each HTTP worker thread is kept on a CPU of its own (``HTTPServerConfiguration/pinsWorkers``).
     public var pinsWorkers = false
+    /// The longest a long-poll or stream answer waits to be resumed with others, at 10,000 parked
+    /// connections (``HTTPServerConfiguration/maxResumeDelay``); zero resumes each at once.
+    public var maxResumeDelay: Duration = .milliseconds(8)
 
     /// The defaults: loopback on 8080, serving `public/`.
     public init() {}
@@ -60,6 +63,7 @@ public struct ServerConfiguration: Sendable {
         transport.batchesAnswers = batchesAnswers
         transport.releasesAnswersInOneCall = releasesAnswersInOneCall
         transport.pinsWorkers = pinsWorkers
+        transport.maxResumeDelay = maxResumeDelay
         return transport
     }
 }

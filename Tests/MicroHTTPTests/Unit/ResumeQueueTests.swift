@@ -129,7 +129,25 @@ struct ResumeQueueTests {
         #expect(ResumePacing.server(suspended: 10_000).enough == 250)
         let capped = ResumePacing.server(suspended: 1_000_000)
         #expect(capped.gap == ResumePacing.server(suspended: 100_000_000).gap)
-        #expect(capped.gap <= 8_000_000)
+        #expect(capped.gap == 8_000_000)
+    }
+
+    /// The longest wait is configurable (``HTTPServerConfiguration/maxResumeDelay``): it is reached at 10,000
+    /// parked connections and scales down below; zero paces nothing.
+    @Test(arguments: [
+        (2_000_000 as Int64, 10_000, 2_000_000 as Int64), (2_000_000, 5_000, 1_000_000),
+        (2_000_000, 50_000, 2_000_000), (20_000_000, 10_000, 20_000_000), (0, 10_000, 0), (0, 0, 0),
+    ])
+    func serverPacingReachesTheConfiguredDelayAtTenThousandParked(maxDelay: Int64, suspended: Int, gap: Int64) {
+        #expect(ResumePacing.server(suspended: suspended, maxDelay: maxDelay).gap == gap)
+        var configuration = HTTPServerConfiguration()
+        configuration.maxResumeDelay = .nanoseconds(maxDelay)
+        #expect(ServerCore.resumePacing(configuration, suspended: suspended).gap == gap)
+    }
+
+    @Test func theDefaultLongestWaitIsEightMilliseconds() {
+        #expect(HTTPServerConfiguration().maxResumeDelay == .milliseconds(8))
+        #expect(ServerCore.resumePacing(HTTPServerConfiguration(), suspended: 10_000).gap == 8_000_000)
     }
 
     /// A started queue with fixed pacing that records each batch's size and end, and when each item ran.
