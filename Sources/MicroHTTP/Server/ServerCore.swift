@@ -68,8 +68,8 @@ final class ServerCore: Sendable {
     /// Starts resuming parked connections on the resume thread; while it runs, the thread retains `self`.
     ///
     /// Each batch costs every worker it touches a walk of its whole suspended list (see ``ResumeQueue``), so
-    /// the more connections are parked, the more answers should share one walk (``ResumePacing/server(suspended:maxDelay:)``), at most
-    /// ``HTTPServerConfiguration/maxResumeDelay``.
+    /// the more connections are parked, the more answers should share one walk, each waiting at most
+    /// ``HTTPServerConfiguration/maxResumeDelay`` (see ``ResumePacing/server(suspended:maxDelay:)``).
     func startResuming() -> Bool {
         resumer?.start(pacing: { [self] in Self.resumePacing(configuration, suspended: suspendedCount) }) {
             [self] connection in resumeNow(connection)
