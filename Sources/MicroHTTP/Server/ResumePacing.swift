@@ -21,15 +21,12 @@ struct ResumePacing: Sendable, Equatable {
     /// each of 10,000 sessions, each woken by a dispatch of its own: by default a lone answer waits at most 8
     /// ms, and with 100 parked 80 µs); `enough` lets a burst (one change answering 10,000 polls of one session)
     /// through in batches that each cost a walk of about 40 connections per answer, without waiting for the gap.
-    static func server(suspended: Int, maxDelay: Int64 = defaultMaxDelay) -> ResumePacing {
+    static func server(suspended: Int, maxDelay: Int64) -> ResumePacing {
         let parked = max(suspended, 0)
         let delay = max(maxDelay, 0)
         let gap = parked >= saturation ? delay : min(Int64(parked) * (delay / Int64(saturation)), delay)
         return ResumePacing(gap: gap, enough: max(1, parked / 40))
     }
-
-    /// The longest wait by default, in nanoseconds.
-    static let defaultMaxDelay: Int64 = 8_000_000
 
     /// The suspended connections at which the gap reaches the longest wait.
     private static let saturation = 10_000

@@ -119,16 +119,16 @@ struct ResumeQueueTests {
     /// The server's pacing rule: the gap grows with the parked connections each walk visits, up to a cap that
     /// bounds the latency a lone answer pays, and a batch of a fortieth of them goes at once.
     @Test func serverPacingGrowsWithParkedConnectionsUpToItsCap() {
-        #expect(ResumePacing.server(suspended: 0) == ResumePacing(gap: 0, enough: 1))
-        #expect(ResumePacing.server(suspended: -3) == ResumePacing(gap: 0, enough: 1))
-        let few = ResumePacing.server(suspended: 100)
-        let many = ResumePacing.server(suspended: 5_000)
+        #expect(ResumePacing.server(suspended: 0, maxDelay: 8_000_000) == ResumePacing(gap: 0, enough: 1))
+        #expect(ResumePacing.server(suspended: -3, maxDelay: 8_000_000) == ResumePacing(gap: 0, enough: 1))
+        let few = ResumePacing.server(suspended: 100, maxDelay: 8_000_000)
+        let many = ResumePacing.server(suspended: 5_000, maxDelay: 8_000_000)
         #expect(few.gap > 0)
         #expect(few.gap < many.gap)
         #expect(few.enough < many.enough)
-        #expect(ResumePacing.server(suspended: 10_000).enough == 250)
-        let capped = ResumePacing.server(suspended: 1_000_000)
-        #expect(capped.gap == ResumePacing.server(suspended: 100_000_000).gap)
+        #expect(ResumePacing.server(suspended: 10_000, maxDelay: 8_000_000).enough == 250)
+        let capped = ResumePacing.server(suspended: 1_000_000, maxDelay: 8_000_000)
+        #expect(capped.gap == ResumePacing.server(suspended: 100_000_000, maxDelay: 8_000_000).gap)
         #expect(capped.gap == 8_000_000)
     }
 
