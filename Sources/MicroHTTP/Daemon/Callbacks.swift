@@ -21,21 +21,22 @@ func mhdAccessHandler(
     guard let existing = requestContext.pointee else {
         // First call, head only: set up the context. Answering here would cost keep-alive (libmicrohttpd then
         // adds `Connection: close`), so only an oversized declared body is answered right away.
-        let context = RequestContext(core: core)
-        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        return core.beginRequest(context, on: handle)
+        let responder = Responder(core: core)
+        requestContext.pointee = Unmanaged.passRetained(responder).toOpaque()
+        return core.beginRequest(responder, on: handle)
     }
-    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+    let responder = Unmanaged<Responder>.fromOpaque(existing).takeUnretainedValue()
     let size = uploadDataSize.pointee
     if size > 0 {
         uploadDataSize.pointee = 0
         guard let uploadData else { return .YES }
-        return context.receive(UnsafeRawBufferPointer(start: uploadData, count: size)) ? .YES : .NO
+        return responder.context.receive(UnsafeRawBufferPointer(start: uploadData, count: size)) ? .YES : .NO
     }
-    return core.continueRequest(context, on: handle, url: url, method: method, version: version)
+    return core.continueRequest(responder, on: handle, url: url, method: method, version: version)
 }
 
-/// The request-completed callback (`MHD_OPTION_NOTIFY_COMPLETED`): the one place a context is released.
+/// The request-completed callback (`MHD_OPTION_NOTIFY_COMPLETED`): the one place the transport's reference to a
+/// request's responder is released.
 func mhdRequestCompleted(
     _ closure: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
@@ -45,8 +46,7 @@ func mhdRequestCompleted(
     guard let closure, let requestContext, let existing = requestContext.pointee else { return }
     requestContext.pointee = nil
     let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
-    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeRetainedValue()
-    core.endRequest(context)
+    core.endRequest(Unmanaged<Responder>.fromOpaque(existing).takeRetainedValue())
 }
 
 /// The connection callback (`MHD_OPTION_NOTIFY_CONNECTION`), installed only when workers are pinned: a

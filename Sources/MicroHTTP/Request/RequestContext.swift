@@ -1,10 +1,10 @@
-/// The per-request context libmicrohttpd keeps in `*con_cls`, from the first access-handler call until the
-/// request-completed callback releases it.
+/// What the transport tracks of one request while it arrives: the body so far and where the exchange stands.
 ///
-/// It is only touched on the worker thread that owns the connection (every callback for one connection runs
-/// there), so its upload fields need no lock; everything other threads see lives in the ``Responder``.
-final class RequestContext {
-    let responder: Responder
+/// It lives in the request's ``Responder`` (``Responder/context``), the object libmicrohttpd keeps in
+/// `*con_cls` from the first access-handler call until the request-completed callback releases it, so a request
+/// costs one object rather than two. Only libmicrohttpd's callbacks for the connection touch it, and they run
+/// one at a time on the connection's worker thread.
+struct RequestContext {
     private let maxBodySize: Int
 
     /// The body received so far, at most `maxBodySize` bytes.
@@ -18,9 +18,8 @@ final class RequestContext {
     /// The responder is in the server's parked registry and must leave it when the request ends.
     var isRegistered = false
 
-    init(core: ServerCore) {
-        responder = Responder(core: core)
-        maxBodySize = core.configuration.maxBodySize
+    init(maxBodySize: Int) {
+        self.maxBodySize = maxBodySize
     }
 
     /// Most bytes discarded after the limit before the connection is dropped instead of answered, so a client
@@ -28,7 +27,7 @@ final class RequestContext {
     private var discardLimit: Int { max(maxBodySize, 16 << 20) }
 
     /// Takes one upload chunk; returns `false` when the connection should be dropped.
-    func receive(_ chunk: UnsafeRawBufferPointer) -> Bool {
+    mutating func receive(_ chunk: UnsafeRawBufferPointer) -> Bool {
         if bodyTooLarge {
             discarded += chunk.count
             return discarded <= discardLimit
@@ -45,12 +44,12 @@ final class RequestContext {
 
     /// Reserves room for a body of the declared length (already checked against the limit), so uploads
     /// arriving in many small chunks do not regrow the buffer.
-    func expectBody(length: Int) {
+    mutating func expectBody(length: Int) {
         body.reserveCapacity(length)
     }
 
     /// Hands the body over (once) to the request value.
-    func takeBody() -> [UInt8] {
+    mutating func takeBody() -> [UInt8] {
         defer { body = [] }
         return body
     }

@@ -16,16 +16,22 @@ public final class Responder: Sendable {
 
     private let state = Mutex(ExchangeState())
     private let sink: Sink
+    /// The request as it arrives: its body and the transport's flags.
+    // Safety: only libmicrohttpd's callbacks for this responder's connection read or change it, and libmicrohttpd
+    // runs them one at a time on the connection's worker thread; a detached responder never uses it.
+    nonisolated(unsafe) var context: RequestContext
 
     /// A responder for a request arriving on a server connection.
     init(core: ServerCore) {
         sink = .connection(core)
+        context = RequestContext(maxBodySize: core.configuration.maxBodySize)
     }
 
     /// Creates a responder that is not bound to any connection, to test a handler in-process: the first
     /// answer is passed to `onResponse` and the request then counts as ended (termination handlers run).
     public init(onResponse: @escaping @Sendable (HTTPResponse) -> Void) {
         sink = .detached(onResponse)
+        context = RequestContext(maxBodySize: 0)
         state.withLock { $0.beginHandling() }
     }
 

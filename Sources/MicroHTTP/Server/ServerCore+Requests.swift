@@ -2,38 +2,37 @@ import CMicroHTTPD
 
 extension ServerCore {
     /// The first access-handler call: answers 413 at once if the declared body is already too large.
-    func beginRequest(_ context: RequestContext, on connection: ConnectionHandle) -> MHD_Result {
+    func beginRequest(_ responder: Responder, on connection: ConnectionHandle) -> MHD_Result {
         guard let declared = RequestReader.declaredContentLength(of: connection) else { return .YES }
         guard declared > UInt64(configuration.maxBodySize) else {
-            context.expectBody(length: Int(declared))
+            responder.context.expectBody(length: Int(declared))
             return .YES
         }
         // libmicrohttpd closes the connection after this answer and never reads the body.
-        context.isDispatched = true
+        responder.context.isDispatched = true
         return ResponseSender.send(.payloadTooLarge(limit: configuration.maxBodySize), on: connection, core: self)
     }
 
     /// A later access-handler call with no upload data: the request is complete, or a parked one was resumed.
     func continueRequest(
-        _ context: RequestContext,
+        _ responder: Responder,
         on connection: ConnectionHandle,
         url: UnsafePointer<CChar>?,
         method: UnsafePointer<CChar>?,
         version: UnsafePointer<CChar>?
     ) -> MHD_Result {
-        let responder = context.responder
-        guard !context.isDispatched else {
+        guard !responder.context.isDispatched else {
             return carryOut(responder.daemonResumed(connection, core: self), on: connection)
         }
-        context.isDispatched = true
-        if context.bodyTooLarge {
+        responder.context.isDispatched = true
+        if responder.context.bodyTooLarge {
             return ResponseSender.send(.payloadTooLarge(limit: configuration.maxBodySize), on: connection, core: self)
         }
         if let fallback = stoppingFallback {
             return ResponseSender.send(fallback, on: connection, core: self)
         }
         let request = RequestReader.request(
-            connection: connection, url: url, method: method, version: version, body: context.takeBody())
+            connection: connection, url: url, method: method, version: version, body: responder.context.takeBody())
         responder.beginHandling()
         handler.handle(request, responder: responder)
         if let answer = responder.takeAnswerGivenDuringHandling() {
@@ -44,17 +43,17 @@ extension ServerCore {
         if let fallback = registerParked(responder) {
             responder.respond(fallback)
         } else {
-            context.isRegistered = true
+            responder.context.isRegistered = true
         }
         return carryOut(responder.sendOrPark(connection, core: self), on: connection)
     }
 
     /// The request ended (completion callback): leaves the registry and runs termination handlers.
-    func endRequest(_ context: RequestContext) {
-        if context.isRegistered {
-            unregisterParked(context.responder)
+    func endRequest(_ responder: Responder) {
+        if responder.context.isRegistered {
+            unregisterParked(responder)
         }
-        context.responder.end()
+        responder.end()
     }
 
     private func carryOut(_ step: ExchangeState.NextStep, on connection: ConnectionHandle) -> MHD_Result {
