@@ -52,6 +52,7 @@ final class DisconnectWatcher: Sendable {
             &thread, nil,
             { argument in
                 guard let argument else { return nil }
+                ThreadName.set("remvvm-watch")
                 Unmanaged<DisconnectWatcher>.fromOpaque(argument).takeRetainedValue().run()
                 return nil
             },

@@ -63,6 +63,7 @@ final class ResumeQueue: Sendable {
             { argument in
                 guard let argument else { return nil }
                 let runner = Unmanaged<Runner>.fromOpaque(argument).takeRetainedValue()
+                ThreadName.set("remvvm-resume")
                 runner.queue.run(pacing: runner.pacing, runner.perform)
                 return nil
             },

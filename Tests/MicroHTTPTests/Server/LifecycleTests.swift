@@ -18,6 +18,42 @@ struct LifecycleTests {
         #expect(throws: HTTPServerError.alreadyStarted) { try server.start() }
     }
 
+    /// The transport's own threads carry names of their own in `/proc` (and so in `top -H` and `perf`), instead
+    /// of the name of whichever thread started them.
+    @Test func theResumeAndDisconnectThreadsAreNamed() throws {
+        try withServer(handler: { _, responder in responder.respond(.text("")) }) { _ in
+            // A thread names itself as it starts, which may be just after the server's start returned.
+            var names = Self.threadNames()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !(names.contains("remvvm-resume") && names.contains("remvvm-watch")) && ContinuousClock.now < deadline
+            {
+                usleep(1_000)
+                names = Self.threadNames()
+            }
+            #expect(names.contains("remvvm-resume"), "threads: \(names)")
+            #expect(names.contains("remvvm-watch"), "threads: \(names)")
+        }
+    }
+
+    /// The names of this process's threads, from `/proc/self/task/*/comm`.
+    private static func threadNames() -> [String] {
+        guard let tasks = opendir("/proc/self/task") else { return [] }
+        defer { closedir(tasks) }
+        var names: [String] = []
+        while let entry = readdir(tasks) {
+            let task = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard task.first?.isNumber == true, let file = fopen("/proc/self/task/\(task)/comm", "r") else { continue }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 64)
+            if fgets(&line, Int32(line.count), file) != nil {
+                names.append(String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map(UInt8.init), as: UTF8.self))
+            }
+        }
+        return names
+    }
+
     @Test func secondServerOnTheSamePortFailsWithAddressInUse() throws {
         try withServer(handler: { _, responder in responder.respond(.text("")) }) { server in
             let second = HTTPServer(
