@@ -15,8 +15,9 @@ check-dockerfile:
 # 3 s runs, one of each (about 3 minutes). Results: the printed table and bench/bin/results.md;
 # BENCHMARKS.md explains them. `make bench-profile` records a perf profile of the server under load;
 # `make bench-budget` measures how much work per request the dispatch target leaves (the floor with work added);
-# `make bench-placement` runs the dispatch load with the two workers placed by hand (together, apart, free).
-.PHONY: bench bench-quick bench-profile bench-budget bench-placement
+# `make bench-placement` runs the dispatch load with the two workers placed by hand (together, apart, free);
+# `make bench-resumes` counts the resume batches and worker wake-ups of the 10,000-session long-poll fan-out.
+.PHONY: bench bench-quick bench-profile bench-budget bench-placement bench-resumes
 
 bench:
 	bench/run.sh
@@ -32,6 +33,9 @@ bench-budget:
 
 bench-placement:
 	bench/placement.sh
+
+bench-resumes:
+	bench/resumes.sh
 
 # --- Reliability (RELIABILITY.md; the API fuzzing also runs in `make test`) -------------------------
 .PHONY: api-fuzz fuzz sanitize-address sanitize-thread soak

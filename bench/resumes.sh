@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# How well resumes share libmicrohttpd's walk of its suspended connections: one long-poll on each of
+# BENCH_FANOUT_N sessions, each changed by a dispatch of its own (scenario 2's second case), BENCH_REPEAT
+# times, with `perf record -e syscalls:sys_enter_read` on the server cut to the fan-out client's window.
+# The resume thread (remvvm-resume) reads its eventfd once per batch it waits for; a libmicrohttpd worker
+# (MHD-worker) reads its wake-up eventfd once per loop a resume woke, and walks its whole suspended list in
+# the next. Prints those counts with the last answer and the server's CPU in the window.
+# usage: bench/resumes.sh [SERVER_BINARY]   (perf's syscall tracepoints need root, as the scripts run here)
+source "$(dirname "$0")/lib.sh"
+
+command -v perf >/dev/null || apt_install linux-perf || die "perf is required (apt-get install linux-perf)"
+need_tools
+build_c
+if [ $# -ge 1 ]; then
+    [ -x "$1" ] || die "$1 is not an executable server build"
+    SERVER_BIN=$1
+else
+    build_server
+fi
+
+say "== resume batches and worker wake-ups, one long-poll on each of $BENCH_FANOUT_N sessions ($SERVER_BIN)"
+for round in $(seq "$BENCH_REPEAT"); do
+    wait_for_idle_machine
+    start_fanout_target ours poll "$BENCH_FANOUT_N" "$BIN/resumes-sessions.txt"
+    perf record -q -k mono -e syscalls:sys_enter_read -p "$FANOUT_PIDS" -o "$BIN/perf-resumes.data" \
+        >/dev/null 2>&1 &
+    perf_pid=$!
+    STARTED+=("$perf_pid")
+    "$BIN/fanout" poll "$FANOUT_PORT" "$BIN/resumes-sessions.txt" "$BENCH_FANOUT_N" many --pids "$FANOUT_PIDS" \
+        "${FANOUT_READY[@]}" >"$LOGS/resumes-fanout.log" 2>&1 || true
+    kill -INT "$perf_pid"
+    wait "$perf_pid" 2>/dev/null || true
+    forget "$perf_pid"
+    stop_fanout_target ours
+    window=$(awk '/^window:/ { print $3 "," $4 }' "$LOGS/resumes-fanout.log")
+    [ -n "$window" ] || die "the fan-out client printed no window: $(tail -3 "$LOGS/resumes-fanout.log")"
+    line=$(grep '^RESULT' "$LOGS/resumes-fanout.log")
+    counts=$(perf script -i "$BIN/perf-resumes.data" --time "$window" -F comm 2>/dev/null | sort | uniq -c)
+    batches=$(awk '$2 == "remvvm-resume" { s += $1 } END { print s + 0 }' <<<"$counts")
+    wakeups=$(awk '$2 == "MHD-worker" { s += $1 } END { print s + 0 }' <<<"$counts")
+    say "   round $round: last answer $(field last_ms "$line") ms, server CPU $(field server_cpu_ms "$line") ms," \
+        "resume batches $batches, worker wake-ups $wakeups"
+done
