@@ -58,7 +58,10 @@ struct CanonicalJSONDiffer: ~Copyable {
     private consuming func finish() -> [UInt8] {
         output.append(UInt8(ascii: "]"))
         operations.removeAll(keepingCapacity: true)
-        // `path` and `ranges` are empty again: every level removes what it added.
+        // `path` and `ranges` are empty again: every level removes what it added. The scratch is read into a
+        // local first: swapping with `self.scratch`'s lists would access `self` twice at once, which a build with
+        // a sanitizer refuses.
+        let scratch = self.scratch
         swap(&operations, &scratch.operations)
         swap(&path, &scratch.path)
         swap(&ranges, &scratch.ranges)
