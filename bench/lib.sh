@@ -285,6 +285,24 @@ stop_fanout_target() {
     if [ "$1" = nchan ]; then stop_nchan "${FANOUT_PIDS%%,*}"; else stop "${FANOUT_PIDS%%,*}"; fi
 }
 
+# recorded_fanout TARGET SESSIONS LOG PERF_ARGS...: one long-poll on each of BENCH_FANOUT_N sessions against
+# TARGET (started and stopped here), with `perf record PERF_ARGS` on TARGET's processes throughout; the client's
+# output, with its window line, goes to LOG.
+recorded_fanout() {
+    local target=$1 sessions=$2 log=$3 perf_pid
+    shift 3
+    start_fanout_target "$target" poll "$BENCH_FANOUT_N" "$sessions"
+    perf record -q "$@" -p "$FANOUT_PIDS" >/dev/null 2>&1 &
+    perf_pid=$!
+    STARTED+=("$perf_pid")
+    "$BIN/fanout" poll "$FANOUT_PORT" "$sessions" "$BENCH_FANOUT_N" many --pids "$FANOUT_PIDS" \
+        "${FANOUT_READY[@]}" >"$log" 2>&1 || true
+    kill -INT "$perf_pid"
+    wait "$perf_pid" 2>/dev/null || true
+    forget "$perf_pid"
+    stop_fanout_target "$target"
+}
+
 # cpu_ticks PID: user+system CPU ticks of a process, all threads
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 

@@ -82,17 +82,8 @@ say "== profile 3: long-poll fan-out, one poll on each of $BENCH_FANOUT_N sessio
 targets="floor floor-tuned ours"
 have_nchan && targets="floor floor-tuned ours nchan"
 for target in $targets; do
-    start_fanout_target "$target" poll "$BENCH_FANOUT_N" "$BIN/fanout-sessions.txt"
-    perf record -q -g -k mono -e task-clock -c 100000 -p "$FANOUT_PIDS" -o "$BIN/perf-fanout-many-$target.data" \
-        >/dev/null 2>&1 &
-    perf_pid=$!
-    STARTED+=("$perf_pid")
-    "$BIN/fanout" poll "$FANOUT_PORT" "$BIN/fanout-sessions.txt" "$BENCH_FANOUT_N" many --pids "$FANOUT_PIDS" \
-        "${FANOUT_READY[@]}" >"$LOGS/fanout-profile.log" 2>&1 || true
-    kill -INT "$perf_pid"
-    wait "$perf_pid" 2>/dev/null || true
-    forget "$perf_pid"
-    stop_fanout_target "$target"
+    recorded_fanout "$target" "$BIN/fanout-sessions.txt" "$LOGS/fanout-profile.log" \
+        -g -k mono -e task-clock -c 100000 -o "$BIN/perf-fanout-many-$target.data"
     window=$(awk '/^window:/ { print $3 "," $4 }' "$LOGS/fanout-profile.log")
     [ -n "$window" ] || die "the fan-out client printed no window against $target: $(tail -3 "$LOGS/fanout-profile.log")"
     samples=$(perf script -i "$BIN/perf-fanout-many-$target.data" --time "$window" -F time 2>/dev/null | wc -l)

@@ -21,17 +21,8 @@ fi
 say "== resume batches and worker wake-ups, one long-poll on each of $BENCH_FANOUT_N sessions ($SERVER_BIN)"
 for round in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
-    start_fanout_target ours poll "$BENCH_FANOUT_N" "$BIN/resumes-sessions.txt"
-    perf record -q -k mono -e syscalls:sys_enter_read -p "$FANOUT_PIDS" -o "$BIN/perf-resumes.data" \
-        >/dev/null 2>&1 &
-    perf_pid=$!
-    STARTED+=("$perf_pid")
-    "$BIN/fanout" poll "$FANOUT_PORT" "$BIN/resumes-sessions.txt" "$BENCH_FANOUT_N" many --pids "$FANOUT_PIDS" \
-        "${FANOUT_READY[@]}" >"$LOGS/resumes-fanout.log" 2>&1 || true
-    kill -INT "$perf_pid"
-    wait "$perf_pid" 2>/dev/null || true
-    forget "$perf_pid"
-    stop_fanout_target ours
+    recorded_fanout ours "$BIN/resumes-sessions.txt" "$LOGS/resumes-fanout.log" \
+        -k mono -e syscalls:sys_enter_read -o "$BIN/perf-resumes.data"
     window=$(awk '/^window:/ { print $3 "," $4 }' "$LOGS/resumes-fanout.log")
     [ -n "$window" ] || die "the fan-out client printed no window: $(tail -3 "$LOGS/resumes-fanout.log")"
     line=$(grep '^RESULT' "$LOGS/resumes-fanout.log")
