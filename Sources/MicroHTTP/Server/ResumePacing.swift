@@ -24,7 +24,9 @@ struct ResumePacing: Sendable, Equatable {
     static func server(suspended: Int, maxDelay: Int64) -> ResumePacing {
         let parked = max(suspended, 0)
         let delay = max(maxDelay, 0)
-        let gap = parked >= saturation ? delay : min(Int64(parked) * (delay / Int64(saturation)), delay)
+        // In floating point: the delay's share per connection may be under a nanosecond, and the product of two
+        // integers could overflow for a long configured delay.
+        let gap = parked >= saturation ? delay : Int64((Double(delay) * Double(parked) / Double(saturation)).rounded())
         return ResumePacing(gap: gap, enough: max(1, parked / 40))
     }
 

@@ -137,6 +137,7 @@ struct ResumeQueueTests {
     @Test(arguments: [
         (2_000_000 as Int64, 10_000, 2_000_000 as Int64), (2_000_000, 5_000, 1_000_000),
         (2_000_000, 50_000, 2_000_000), (20_000_000, 10_000, 20_000_000), (0, 10_000, 0), (0, 0, 0),
+        (5_000, 5_000, 2_500), (3_600_000_000_000, 5_000, 1_800_000_000_000),
     ])
     func serverPacingReachesTheConfiguredDelayAtTenThousandParked(maxDelay: Int64, suspended: Int, gap: Int64) {
         #expect(ResumePacing.server(suspended: suspended, maxDelay: maxDelay).gap == gap)
