@@ -42,10 +42,13 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     }
 
     /// Waits until an effect's follow-up of type `type` is committed, then checks the state change.
+    ///
+    /// `timeout` only bounds an effect that never finishes, so it is generous: on a loaded machine, or under a
+    /// sanitizer with the whole suite running in parallel, a prompt effect's task can wait seconds for a thread.
     @discardableResult
     public func receive<Action: StoreAction>(
         _ type: Action.Type,
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         assert update: (inout State) throws -> Void = { _ in }
     ) async throws -> Action {
         let deadline = ContinuousClock.now + timeout

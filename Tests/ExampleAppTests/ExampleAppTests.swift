@@ -74,6 +74,18 @@ struct ExampleAppTests {
         #expect(try store.view("quote", as: QuoteViewModel.self).error == "no quotes about 'broken'")
     }
 
+    @Test func receiveGivesUpAfterItsTimeoutWhenNoEffectFeedsBack() async throws {
+        let store = makeStore()
+        try store.send(CounterAction.Increase()) { $0.counter = 1 }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: TestStoreFailure.self) {
+            try await store.receive(QuoteAction.Loaded.self, timeout: .milliseconds(50))
+        }
+        // Far below the 30 s default, which a receive that ignored its argument would wait out.
+        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(error?.description == "timed out after 0.05 seconds waiting to receive \(QuoteAction.Loaded.wireName)")
+    }
+
     @Test func showProfilePresentsLoginWhenLoggedOutAndPushesWhenLoggedIn() throws {
         let store = makeStore()
         try store.send(ProfileAction.Show()) { $0.navigation.showModal(Screen("login")) }
