@@ -13,16 +13,19 @@ struct StubQuotes: QuoteService {
     func quote(category: String) async throws -> String { try await mock(category) }
 }
 
+/// The example app under test, with `quotes` as its quote service and a clock that never waits.
+func makeTestStore(quotes: StubQuotes) -> TestStore<AppState> {
+    var services = Services()
+    services.quotes = quotes
+    services.clock = ImmediateClock()
+    return TestStore(ExampleApp.definition(services: services))
+}
+
 @Suite("Example app")
 struct ExampleAppTests {
     let quotes = StubQuotes()
 
-    func makeStore() -> TestStore<AppState> {
-        var services = Services()
-        services.quotes = quotes
-        services.clock = ImmediateClock()
-        return TestStore(ExampleApp.definition(services: services))
-    }
+    func makeStore() -> TestStore<AppState> { makeTestStore(quotes: quotes) }
 
     @Test func counterIncreasesDecreasesAndSets() throws {
         let store = makeStore()
