@@ -37,7 +37,8 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        // Answers of one worker pass pushed to the network together (the transport's epoll_wait hook).
+        // Answers of one worker pass pushed to the network together, and each worker woken once per batch of
+        // resumes (the transport's epoll_wait and write hooks).
         .target(name: "CAnswerBatching"),
         // Each worker thread kept on a CPU of its own (the C library's CPU sets are macros).
         .target(name: "CWorkerAffinity"),

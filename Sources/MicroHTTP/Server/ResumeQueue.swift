@@ -18,7 +18,8 @@ import Synchronization
 /// dispatch at a time, and unpaced they cost libmicrohttpd a walk of thousands of connections almost per
 /// answer. A change answering 10,000 polls of one session arrives as a burst, which fills batches at once.
 ///
-/// What resuming means is passed to ``start(pacing:performing:)``, so the batching can be tested without a daemon.
+/// What resuming means is passed to ``start(pacing:batchBegins:batchEnds:performing:)``, so the batching can be tested
+/// without a daemon.
 final class ResumeQueue: Sendable {
     typealias Item = ConnectionHandle
 
@@ -51,12 +52,16 @@ final class ResumeQueue: Sendable {
     ///
     /// After each non-empty batch the thread asks `pacing` how to space the next: it starts once the gap has
     /// passed, or as soon as `enough` items are pending; items added meanwhile join it. An item arriving after a
-    /// quiet spell longer than the gap is performed at once.
+    /// quiet spell longer than the gap is performed at once. `batchBegins` and `batchEnds` run on the thread
+    /// just before and just after the items of each non-empty batch, for work a batch shares.
     func start(
         pacing: @escaping @Sendable () -> ResumePacing = { .none },
+        batchBegins: @escaping @Sendable () -> Void = {},
+        batchEnds: @escaping @Sendable () -> Void = {},
         performing perform: @escaping @Sendable (Item) -> Void
     ) -> Bool {
-        let retained = Unmanaged.passRetained(Runner(queue: self, pacing: pacing, perform: perform))
+        let work = Work(pacing: pacing, batchBegins: batchBegins, batchEnds: batchEnds, perform: perform)
+        let retained = Unmanaged.passRetained(Runner(queue: self, work: work))
         var thread = pthread_t()
         let created = pthread_create(
             &thread, nil,
@@ -64,7 +69,7 @@ final class ResumeQueue: Sendable {
                 guard let argument else { return nil }
                 let runner = Unmanaged<Runner>.fromOpaque(argument).takeRetainedValue()
                 ThreadName.set("remvvm-resume")
-                runner.queue.run(pacing: runner.pacing, runner.perform)
+                runner.queue.run(runner.work)
                 return nil
             },
             retained.toOpaque())
@@ -111,23 +116,26 @@ final class ResumeQueue: Sendable {
         _ = withUnsafeBytes(of: &one) { Glibc.write(wakeDescriptor, $0.baseAddress, $0.count) }
     }
 
+    /// What the thread does with each batch (see ``start(pacing:batchBegins:batchEnds:performing:)``).
+    private struct Work: Sendable {
+        let pacing: @Sendable () -> ResumePacing
+        let batchBegins: @Sendable () -> Void
+        let batchEnds: @Sendable () -> Void
+        let perform: @Sendable (Item) -> Void
+    }
+
     /// What the thread holds: the queue and its work.
     private final class Runner: Sendable {
         let queue: ResumeQueue
-        let pacing: @Sendable () -> ResumePacing
-        let perform: @Sendable (Item) -> Void
+        let work: Work
 
-        init(
-            queue: ResumeQueue, pacing: @escaping @Sendable () -> ResumePacing,
-            perform: @escaping @Sendable (Item) -> Void
-        ) {
+        init(queue: ResumeQueue, work: Work) {
             self.queue = queue
-            self.pacing = pacing
-            self.perform = perform
+            self.work = work
         }
     }
 
-    private func run(pacing: @Sendable () -> ResumePacing, _ perform: @Sendable (Item) -> Void) {
+    private func run(_ work: Work) {
         var batch: [Item] = []
         var stopped = false
         var nextBatchAt: Int64 = 0
@@ -140,8 +148,10 @@ final class ResumeQueue: Sendable {
                 return state.isStopped
             }
             guard !batch.isEmpty else { continue }  // A wake-up for a batch already taken: no walk to pace.
-            for item in batch { perform(item) }
-            let next = pacing()  // Asked first: the gap counts from the decision on.
+            work.batchBegins()
+            for item in batch { work.perform(item) }
+            work.batchEnds()
+            let next = work.pacing()  // Asked first: the gap counts from the decision on.
             nextBatchAt = MonotonicClock.nanoseconds() + max(next.gap, 0)
             state.withLock { $0.enough = max(next.enough, 1) }
             batch.removeAll(keepingCapacity: true)

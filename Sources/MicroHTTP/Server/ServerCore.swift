@@ -69,11 +69,15 @@ final class ServerCore: Sendable {
     ///
     /// Each batch costs every worker it touches a walk of its whole suspended list (see ``ResumeQueue``), so
     /// the more connections are parked, the more answers should share one walk, each waiting at most
-    /// ``HTTPServerConfiguration/maxResumeDelay`` (see ``ResumePacing/server(suspended:maxDelay:)``).
+    /// ``HTTPServerConfiguration/maxResumeDelay`` (see ``ResumePacing/server(suspended:maxDelay:)``). Within a
+    /// batch, the workers' wake-ups wait until every connection of the batch is marked (`resume_wakeups.h`):
+    /// one system call per worker instead of one per connection, and no worker walks a half-marked batch.
     func startResuming() -> Bool {
-        resumer?.start(pacing: { [self] in Self.resumePacing(configuration, suspended: suspendedCount) }) {
-            [self] connection in resumeNow(connection)
-        } ?? false
+        resumer?.start(
+            pacing: { [self] in Self.resumePacing(configuration, suspended: suspendedCount) },
+            batchBegins: { resume_wakeups_defer() },
+            batchEnds: { _ = resume_wakeups_flush() }
+        ) { [self] connection in resumeNow(connection) } ?? false
     }
 
     /// How the resume thread spaces its batches under `configuration` with `suspended` connections parked.

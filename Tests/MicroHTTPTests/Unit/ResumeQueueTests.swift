@@ -50,6 +50,30 @@ struct ResumeQueueTests {
         #expect(performed.load(ordering: .relaxed) == 1)
     }
 
+    /// The batch hooks run on the thread around the items of each batch: what a batch shares (the workers'
+    /// wake-ups) happens once, after every item of the batch was performed.
+    @Test func eachBatchsItemsRunBetweenItsHooks() throws {
+        let queue = try #require(ResumeQueue())
+        let events = Mutex<[String]>([])
+        let gate = DispatchSemaphore(value: 0)
+        let started = queue.start(
+            batchBegins: { events.withLock { $0.append("begins") } },
+            batchEnds: { events.withLock { $0.append("ends") } }
+        ) { connection in
+            let number = Int(bitPattern: UnsafeRawPointer(connection.pointer)) - 1
+            events.withLock { $0.append("\(number)") }
+            if number == 0 { gate.wait() }  // Hold the first batch while the next one gathers.
+        }
+        try #require(started)
+        #expect(queue.add(Self.handle(0)))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !events.withLock({ $0.contains("0") }) && ContinuousClock.now < deadline { usleep(100) }
+        for index in 1...3 { #expect(queue.add(Self.handle(index))) }
+        gate.signal()
+        queue.stop()
+        #expect(events.withLock { $0 } == ["begins", "0", "ends", "begins", "1", "2", "3", "ends"])
+    }
+
     /// Items added while the thread is inside `perform` find the list non-empty and do not signal; the thread
     /// must still pick them up once it is done (no lost wake-up).
     @Test func itemsAddedWhileTheThreadIsBusyAreNotLost() throws {
