@@ -8,9 +8,11 @@ import Testing
 /// map: the limit holds under concurrent creation, and counting, finding, listing and expiring see every shard.
 @Suite("Session registry")
 struct SessionRegistryTests {
-    private static func registry(limit: Int) -> SessionRegistry {
+    private static let minute: Int64 = 60_000_000_000
+
+    private static func registry(limit: Int, ttl: Duration = .seconds(60)) -> SessionRegistry {
         let definition = TestApp.definition()
-        return SessionRegistry(limit: limit, idempotencyLimit: 8) { definition.makeStore() }
+        return SessionRegistry(limit: limit, idempotencyLimit: 8, ttl: ttl) { definition.makeStore() }
     }
 
     /// Whether the session's store was closed (ended sessions close theirs).
@@ -51,19 +53,81 @@ struct SessionRegistryTests {
 
     @Test func expiringReachesEveryShard() {
         let registry = Self.registry(limit: 1_000)
+        let start = Session.now()
         let sessions = (0..<200).compactMap { _ in registry.create() }
         #expect(sessions.count == 200)
-        #expect(registry.expire(idleLongerThan: .seconds(3_600)) == 0)
-        #expect(registry.expire(idleLongerThan: .zero) == 200)
+        #expect(registry.expire(now: start + Self.minute / 2) == 0)
+        #expect(registry.expire(now: start + 2 * Self.minute) == 200)
         #expect(registry.count == 0)
         #expect(registry.all.isEmpty)
         #expect(sessions.allSatisfy(Self.isClosed))
+        #expect(registry.scheduledCount == 0)
     }
 
-    @Test func adoptingCountsEachIdOnce() throws {
+    /// Expiring reads only the sessions filed under seconds that have passed: with none due, every session stays
+    /// filed where it was, however often it runs.
+    @Test func expiringLooksOnlyAtSessionsWhoseTimeMayHaveCome() {
+        let registry = Self.registry(limit: 1_000)
+        let start = Session.now()
+        let sessions = (0..<100).compactMap { _ in registry.create() }
+        for second in 0..<30 {
+            #expect(registry.expire(now: start + Int64(second) * 1_000_000_000) == 0)
+        }
+        #expect(registry.scheduledCount == sessions.count)
+        #expect(registry.count == sessions.count)
+    }
+
+    /// A session used within its TTL is looked at when its first deadline comes, found in use and filed again
+    /// for a TTL after that use; it ends a TTL after its last use, not its first.
+    @Test func aSessionUsedWithinItsTTLIsFiledAgainAndEndsATTLAfterItsLastUse() throws {
+        let registry = Self.registry(limit: 10)
+        let start = Session.now()
+        let used = try #require(registry.create())
+        let unused = try #require(registry.create())
+        used.touch(at: start + Self.minute / 2)
+        #expect(registry.expire(now: start + Self.minute + 2_000_000_000) == 1)
+        #expect(Self.isClosed(unused))
+        #expect(!Self.isClosed(used))
+        #expect(registry.scheduledCount == 1)  // Filed again, for a TTL after its use.
+        #expect(registry.expire(now: start + Self.minute * 3 / 2 - 1_000_000_000) == 0)
+        #expect(registry.expire(now: start + Self.minute * 3 / 2 + 2_000_000_000) == 1)
+        #expect(Self.isClosed(used))
+        #expect(registry.count == 0)
+    }
+
+    /// A session someone waits on is never idle, however long ago its last request was; it is looked at again a
+    /// TTL later, and the end of the wait counts as a use.
+    @Test func aSessionWithAParkedPollOutlivesItsTTL() throws {
+        let registry = Self.registry(limit: 10)
+        let start = Session.now()
+        let session = try #require(registry.create())
+        session.parkedPolls.add(1, ordering: .relaxed)
+        #expect(registry.expire(now: start + 2 * Self.minute) == 0)
+        #expect(registry.count == 1)
+        #expect(registry.expire(now: start + 3 * Self.minute) == 0)  // Filed a TTL after it was found waited on.
+        session.touch(at: start + 3 * Self.minute + Self.minute / 2)  // The wait ended: a use.
+        session.parkedPolls.subtract(1, ordering: .relaxed)
+        #expect(registry.expire(now: start + 4 * Self.minute) == 0)
+        #expect(registry.expire(now: start + 5 * Self.minute) == 1)
+        #expect(Self.isClosed(session))
+    }
+
+    /// A deleted session's filing finds nothing when its second comes, and is dropped.
+    @Test func aDeletedSessionsFilingIsDroppedWhenItsSecondComes() throws {
+        let registry = Self.registry(limit: 10)
+        let start = Session.now()
+        let session = try #require(registry.create())
+        #expect(registry.remove(id: session.id) === session)
+        #expect(registry.scheduledCount == 1)
+        #expect(registry.expire(now: start + 2 * Self.minute) == 0)
+        #expect(registry.scheduledCount == 0)
+    }
+
+    @Test func adoptingCountsAndFilesEachIdOnce() throws {
         let registry = Self.registry(limit: 10)
         let session = try #require(registry.create())
         registry.adopt(session)
         #expect(registry.count == 1)
+        #expect(registry.scheduledCount == 1)
     }
 }

@@ -196,7 +196,8 @@ final class LongPoll: Sendable {
 
     /// The request ended (answered or the client left): releases the waiter and the timeout.
     func requestEnded() {
-        session.parkedPolls.subtract(1, ordering: .relaxed)
+        session.touch()  // Released with the count: whoever sees it drop sees this use.
+        session.parkedPolls.subtract(1, ordering: .releasing)
         let (token, timeout) = state.withLock { state -> (WaiterToken?, UInt64?) in
             // Whoever claimed it first already let go of the rest (`viewsChanged`, `timedOut`, `park`): a
             // waiter the dispatch woke is out of the store, and its timeout was cancelled. Answered polls

@@ -48,6 +48,7 @@ final class API: HTTPHandler {
         sessions = SessionRegistry(
             limit: configuration.maxSessions,
             idempotencyLimit: configuration.idempotencyKeysPerSession,
+            ttl: configuration.sessionTTL,
             makeStore: makeStore,
             onEnd: { session in durability?.remove(session: session.id) }
         )
@@ -124,7 +125,7 @@ final class API: HTTPHandler {
 
     /// Expires idle sessions; called by the server's ticker.
     func expireIdleSessions() {
-        let expired = sessions.expire(idleLongerThan: configuration.sessionTTL)
+        let expired = sessions.expire()
         if expired > 0 { logger.info("expired idle sessions", metadata: ["sessions.expired": "\(expired)"]) }
     }
 }

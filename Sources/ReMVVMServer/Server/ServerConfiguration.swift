@@ -22,7 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var maxBodySize = 1 << 20
     /// Sessions held at once (503 beyond).
     public var maxSessions = 200_000
-    /// How long a session may stay idle before it expires.
+    /// How long a session may stay idle before it expires, counted from its last request or the end of its last
+    /// long-poll or event stream; a session someone waits on is never idle.
     public var sessionTTL: Duration = .seconds(30 * 60)
     /// Parked long-polls per session (429 beyond).
     public var maxPollsPerSession = 100

@@ -49,14 +49,23 @@ final class Session: Sendable {
     /// The cursor of `version` in this session's history.
     func cursor(_ version: UInt64) -> Cursor { Cursor(epoch: epoch, number: version) }
 
-    /// Marks the session as used at `now` (monotonic nanoseconds), postponing its expiry.
+    /// Marks the session as used at `now` (monotonic nanoseconds), postponing its expiry: every request does,
+    /// and so does the end of a long-poll or an event stream.
     func touch(at now: Int64 = Session.now()) { lastSeen.store(now, ordering: .relaxed) }
 
-    /// Whether the session has been idle longer than `ttl`; a session someone waits on is never idle.
-    func isIdle(longerThan ttl: Duration, now: Int64 = Session.now()) -> Bool {
-        guard parkedPolls.load(ordering: .relaxed) == 0, openStreams.load(ordering: .relaxed) == 0 else { return false }
-        return now - lastSeen.load(ordering: .relaxed) > MonotonicClock.nanoseconds(of: ttl)
+    /// When to look again whether the session has been idle for `ttl` nanoseconds, or nil if it has: nothing
+    /// waits on it and nothing used it for longer than `ttl`.
+    ///
+    /// A session someone waits on is never idle: it is looked at again a TTL later, and the end of the wait
+    /// counts as a use (see ``touch(at:)``).
+    func nextIdleCheck(ttl: Int64, now: Int64) -> Int64? {
+        if parkedPolls.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0 { return now + ttl }
+        let deadline = lastSeen.load(ordering: .relaxed) + ttl
+        return deadline < now ? nil : deadline
     }
+
+    /// When the session was last used (monotonic nanoseconds).
+    var lastUsed: Int64 { lastSeen.load(ordering: .relaxed) }
 
     /// Monotonic nanoseconds, the clock `lastSeen` is kept in.
     static func now() -> Int64 { MonotonicClock.nanoseconds() }

@@ -1,3 +1,4 @@
+import MicroHTTP
 import ReMVVM
 import ReMVVMPersistence
 import Synchronization
@@ -7,16 +8,26 @@ import Synchronization
 /// Every request looks its session up here, from every worker thread at once, so the sessions are spread
 /// over shards, each behind its own lock, by bits of the id: two lookups wait for each other only when
 /// their sessions share a shard. Sessions are kept by their ids' bits (``SessionKey``), which the tables hold
-/// inline.
+/// inline. Each shard also files its sessions by when they could next have been idle for the TTL
+/// (``ExpirySchedule``), so expiring reads only those, however many sessions are live.
 final class SessionRegistry: Sendable {
-    /// One part of the sessions, with its own lock.
+    /// One part of the sessions: the table and its expiry schedule, behind one lock.
     private final class Shard: Sendable {
-        let sessions = Mutex<[SessionKey: Session]>([:])
+        struct Contents {
+            var sessions: [SessionKey: Session] = [:]
+            var schedule: ExpirySchedule
+        }
+
+        let contents: Mutex<Contents>
+
+        init(now: Int64) {
+            contents = Mutex(Contents(schedule: ExpirySchedule(now: now)))
+        }
     }
 
     /// A power of two, so a shard is picked with a mask.
     private static let shardCount = 16
-    private let shards: [Shard] = (0..<SessionRegistry.shardCount).map { _ in Shard() }
+    private let shards: [Shard]
     /// Live sessions over all shards; a new session first reserves its place here, so `limit` holds.
     private let live = Atomic<Int>(0)
     private let makeStore: @Sendable (SessionRecord) -> any ProjectedStore
@@ -24,27 +35,42 @@ final class SessionRegistry: Sendable {
     private let onEnd: @Sendable (Session) -> Void
     private let limit: Int
     private let idempotencyLimit: Int
+    /// How long a session may go unused before ``expire(now:)`` ends it, in nanoseconds.
+    private let ttl: Int64
 
-    convenience init(limit: Int, idempotencyLimit: Int, makeStore: @escaping @Sendable () -> any ProjectedStore) {
-        self.init(limit: limit, idempotencyLimit: idempotencyLimit, makeStore: { _ in makeStore() }, onEnd: { _ in })
+    convenience init(
+        limit: Int, idempotencyLimit: Int, ttl: Duration = .seconds(30 * 60),
+        makeStore: @escaping @Sendable () -> any ProjectedStore
+    ) {
+        self.init(
+            limit: limit, idempotencyLimit: idempotencyLimit, ttl: ttl, makeStore: { _ in makeStore() },
+            onEnd: { _ in })
     }
 
     /// A registry whose stores are made for each new session's identity (durable sessions log
-    /// under it), and that reports every ended session to `onEnd`.
+    /// under it), whose sessions end after `ttl` unused, and that reports every ended session to `onEnd`.
     init(
         limit: Int,
         idempotencyLimit: Int,
+        ttl: Duration,
         makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
         onEnd: @escaping @Sendable (Session) -> Void
     ) {
         self.limit = limit
         self.idempotencyLimit = idempotencyLimit
+        self.ttl = max(MonotonicClock.nanoseconds(of: ttl), 0)
         self.makeStore = makeStore
         self.onEnd = onEnd
+        let now = Session.now()
+        shards = (0..<Self.shardCount).map { _ in Shard(now: now) }
     }
 
     /// How many sessions are live.
     var count: Int { live.load(ordering: .relaxed) }
+
+    /// How many filings wait in the expiry schedules (for tests: one per live session, plus ended ones whose
+    /// second has not come).
+    var scheduledCount: Int { shards.reduce(0) { $0 + $1.contents.withLock { $0.schedule.count } } }
 
     /// Creates a session with a fresh store, or nil when the limit is reached.
     func create() -> Session? {
@@ -63,29 +89,39 @@ final class SessionRegistry: Sendable {
             live.subtract(1, ordering: .relaxed)
             return nil
         }
-        shard(for: session.key).sessions.withLock { $0[session.key] = session }
+        let due = session.lastUsed + ttl
+        shard(for: session.key).contents.withLock { contents in
+            contents.sessions[session.key] = session
+            contents.schedule.file(session.key, dueAt: due)
+        }
         return session
     }
 
     /// Puts a session restored from storage back in service, under its old id and token.
     func adopt(_ session: Session) {
-        let replaced = shard(for: session.key).sessions.withLock { $0.updateValue(session, forKey: session.key) }
+        let due = session.lastUsed + ttl
+        let replaced = shard(for: session.key).contents.withLock { contents in
+            let replaced = contents.sessions.updateValue(session, forKey: session.key)
+            if replaced == nil { contents.schedule.file(session.key, dueAt: due) }  // Else it is filed already.
+            return replaced
+        }
         if replaced == nil { live.add(1, ordering: .relaxed) }
     }
 
     /// The session with this id if `token` is its token; nil for an unknown id or a wrong token alike.
     func find(id: some StringProtocol, token: Substring?) -> Session? {
         guard let key = SessionKey(id), let token, let presented = SessionKey(token),
-            let session = shard(for: key).sessions.withLock({ $0[key] }), session.isOwned(by: presented)
+            let session = shard(for: key).contents.withLock({ $0.sessions[key] }), session.isOwned(by: presented)
         else { return nil }
         return session
     }
 
-    /// Ends a session: removes it and closes its store (cancelling effects, waking waiters).
+    /// Ends a session: removes it and closes its store (cancelling effects, waking waiters). Its filing in the
+    /// expiry schedule stays until its second comes, when it finds no session under its key.
     @discardableResult
     func remove(id: String) -> Session? {
         guard let key = SessionKey(id) else { return nil }
-        let session = shard(for: key).sessions.withLock { $0.removeValue(forKey: key) }
+        let session = shard(for: key).contents.withLock { $0.sessions.removeValue(forKey: key) }
         if let session {
             live.subtract(1, ordering: .relaxed)
             session.store.close()
@@ -94,14 +130,23 @@ final class SessionRegistry: Sendable {
         return session
     }
 
-    /// Ends every session idle longer than `ttl`; returns how many.
-    func expire(idleLongerThan ttl: Duration) -> Int {
-        let now = Session.now()
+    /// Ends every session that nothing waits on and nothing used for longer than the TTL, among those whose
+    /// time may have come by `now` (monotonic nanoseconds); returns how many. The others it looked at are
+    /// filed again for when they could next have been idle that long.
+    func expire(now: Int64 = Session.now()) -> Int {
         var expired: [Session] = []
         for shard in shards {
-            expired += shard.sessions.withLock { sessions -> [Session] in
-                let idle = sessions.values.filter { $0.isIdle(longerThan: ttl, now: now) }
-                for session in idle { sessions[session.key] = nil }
+            expired += shard.contents.withLock { contents -> [Session] in
+                var idle: [Session] = []
+                for key in contents.schedule.takeDue(now: now) {
+                    guard let session = contents.sessions[key] else { continue }  // Deleted meanwhile.
+                    if let next = session.nextIdleCheck(ttl: ttl, now: now) {
+                        contents.schedule.file(key, dueAt: next)
+                    } else {
+                        contents.sessions[key] = nil
+                        idle.append(session)
+                    }
+                }
                 return idle
             }
         }
@@ -115,7 +160,7 @@ final class SessionRegistry: Sendable {
 
     /// Every live session (for shutdown and metrics).
     var all: [Session] {
-        shards.flatMap { shard in shard.sessions.withLock { Array($0.values) } }
+        shards.flatMap { shard in shard.contents.withLock { Array($0.sessions.values) } }
     }
 
     /// Takes one of the `limit` places for a new session; false when all are taken.

@@ -38,7 +38,8 @@ final class EventSubscription: Sendable {
                 return state.token
             }
             if let token { session.store.cancelWait(token) }
-            session.openStreams.subtract(1, ordering: .relaxed)
+            session.touch()  // Released with the count: whoever sees it drop sees this use.
+            session.openStreams.subtract(1, ordering: .releasing)
         }
         pump()
     }
