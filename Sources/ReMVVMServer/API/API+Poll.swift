@@ -27,7 +27,7 @@ extension API {
             return
         }
         let poll = LongPoll(
-            api: self, session: session, exchange: exchange,
+            api: self, session: session, exchange: exchange.parked,
             feed: ChangeFeed(session: session, views: views, form: form),
             since: since)
         guard let since, since.epoch == session.epoch, since.number <= session.store.version else {

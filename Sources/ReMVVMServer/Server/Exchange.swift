@@ -50,4 +50,14 @@ struct Exchange: Sendable {
     func send(_ problem: Problem) {
         send(problem.response)
     }
+
+    /// The exchange as a parked request keeps it: of the request, only the method and path its log line names.
+    ///
+    /// Its headers, query and body were read when it parked; kept, they would stay in memory for as long as it
+    /// waits and be freed, cold, on the path of the change that answers it.
+    var parked: Exchange {
+        Exchange(
+            request: HTTPRequest(method: request.method, path: request.path), responder: responder, route: route,
+            routeIndex: routeIndex, isAPI: isAPI, started: started, metrics: metrics, logger: logger)
+    }
 }
