@@ -87,6 +87,28 @@ struct AnswerCacheTests {
         }
     }
 
+    /// A lone waiter's answer is sent as an ordinary response, which libmicrohttpd frees once it is sent; from the
+    /// second waiter of the same answer on, they all share one response, built into libmicrohttpd's form once.
+    @Test func anAnswerIsSharedFromItsSecondWaiterOn() throws {
+        let client = try Client()
+        let since = try client.increase()
+        for waiters in [1, 2, 5] {
+            let responses = Mutex<[HTTPResponse]>([])
+            let cursor = waiters == 1 ? since : try client.increase()
+            for _ in 0..<waiters {
+                client.poll(since: cursor) { response in responses.withLock { $0.append(response) } }
+            }
+            _ = try client.increase()
+            let answered = responses.withLock { $0 }
+            try #require(answered.count == waiters)
+            #expect(answered.map(\.status) == Array(repeating: 200, count: waiters))
+            #expect(!answered[0].isShared, "\(waiters) waiter(s): the first answer was shared")
+            let later = answered.dropFirst().allSatisfy { $0.isShared }
+            #expect(later, "\(waiters) waiters: a later answer was not shared")
+            #expect(Set(answered.map { $0.headers["ETag"] ?? "" }).count == 1)
+        }
+    }
+
     @Test func waitersAskingInAnotherFormGetAnswersOfTheirOwnForTheSameVersion() throws {
         let client = try Client()
         let session = try #require(client.session)

@@ -53,4 +53,8 @@ public struct HTTPResponse: Sendable {
         shared.prepared = PreparedResponse()
         return shared
     }
+
+    /// Whether the transport builds this response's libmicrohttpd form once for every connection that sends it
+    /// (see ``shared()``).
+    public var isShared: Bool { prepared != nil }
 }

@@ -34,6 +34,16 @@ final class AnswerCache: Sendable {
             return more.isEmpty ? nil : more[key]
         }
 
+        /// The answer for `key` as a second reader needs it: shared from now on, so that a dispatch waking many
+        /// waiters builds one libmicrohttpd response for all of them but the first.
+        mutating func sharedAnswer(for key: Key) -> ChangeFeed.Answer? {
+            guard let answer = self[key] else { return nil }
+            guard !answer.isShared else { return answer }
+            let shared = answer.sharing()
+            if let first, first.key == key { self.first = (key, shared) } else { more[key] = shared }
+            return shared
+        }
+
         mutating func insert(_ answer: ChangeFeed.Answer, for key: Key) {
             if first == nil { first = (key, answer) } else { more[key] = answer }
         }
@@ -58,9 +68,9 @@ final class AnswerCache: Sendable {
     private let answers = Mutex(Answers())
     private let patches = Mutex<[String: Patches]>([:])
 
-    /// The answer cached under `key`, if any.
+    /// The answer cached under `key`, if any; from its second reader on, with a shared response.
     func cached(_ key: Key) -> ChangeFeed.Answer? {
-        answers.withLock { $0[key] }
+        answers.withLock { $0.sharedAnswer(for: key) }
     }
 
     /// How many answers are kept (for tests).
@@ -78,7 +88,7 @@ final class AnswerCache: Sendable {
     func answer<Failure: Error>(
         _ key: Key, build: () throws(Failure) -> ChangeFeed.Answer
     ) throws(Failure) -> ChangeFeed.Answer {
-        if let cached = answers.withLock({ $0[key] }) { return cached }
+        if let cached = answers.withLock({ $0.sharedAnswer(for: key) }) { return cached }
         let built = try build()
         // Superseded answers are released after the lock, not under it.
         let superseded = answers.withLock { answers -> Answers? in

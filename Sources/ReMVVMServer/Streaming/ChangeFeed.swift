@@ -27,6 +27,10 @@ struct ChangeFeed {
     /// One answer: its JSON body, the version it brings the client to, and the same answer
     /// ready to send as a long-poll response and as an event, so that ten thousand waiters woken
     /// by one dispatch share them instead of each building its own.
+    ///
+    /// The response is built unshared: most answers are sent once (one poll per session), and a shared
+    /// one keeps its libmicrohttpd form, body copy and headers, for as long as the answer is cached. The
+    /// cache shares it from the second request on (``sharing()``).
     struct Answer: Sendable {
         let body: [UInt8]
         let to: UInt64
@@ -35,7 +39,7 @@ struct ChangeFeed {
         /// Set when the client must replace its views.
         let reset: ResetReason?
         /// The long-poll response, headers included.
-        let response: HTTPResponse
+        private(set) var response: HTTPResponse
         /// The Server-Sent Event (`patch` or `reset`) with the version as its id, written when a stream
         /// first needs it and then shared: long-polls never pay for it.
         var event: [UInt8] { sharedEvent.bytes }
@@ -47,10 +51,19 @@ struct ChangeFeed {
             self.to = to
             self.hasChanges = hasChanges
             self.reset = reset
-            // Shared: the transport builds its libmicrohttpd form once for every waiter it answers.
             response = HTTPResponse(status: 200, headers: API.versionedHeaders(version: version), body: .bytes(body))
-                .shared()
             sharedEvent = LazyEvent(id: version, event: reset == nil ? "patch" : "reset", data: body)
+        }
+
+        /// Whether the transport builds one libmicrohttpd response for every waiter that sends this answer.
+        var isShared: Bool { response.isShared }
+
+        /// The same answer with a shared response: the transport builds its libmicrohttpd form once and queues
+        /// it on every connection answered with it (see ``HTTPResponse/shared()``).
+        func sharing() -> Answer {
+            var shared = self
+            shared.response = response.shared()
+            return shared
         }
     }
 
