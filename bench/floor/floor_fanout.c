@@ -11,9 +11,12 @@
  *   tuned: libmicrohttpd as remvvm-server sets it up: an 8 KiB pool per connection (instead of the default
  *          32 KiB) and resumes made by one thread of their own, paced by remvvm-server's rule (after every
  *          batch, wait 800 ns per suspended connection, at most 8 ms, unless a fortieth of them is pending),
- *          so that resumes share libmicrohttpd's walk of its suspended connections. What libmicrohttpd alone
- *          costs at its best.
+ *          so that resumes share libmicrohttpd's walk of its suspended connections, and each worker woken
+ *          once per batch, after the whole batch is marked (remvvm-server's resume_wakeups.h: this file
+ *          defines write, which holds back the resume thread's eventfd wake-ups until the batch ends).
+ *          What libmicrohttpd alone costs at its best.
  */
+#define _GNU_SOURCE
 #include <microhttpd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -23,6 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +71,48 @@ static size_t rq_count, rq_cap;
 static size_t rq_enough = 1;         /* pending resumes that end the gap early (remvvm-server's rule) */
 static int rq_stop;
 static size_t suspended;             /* connections suspended and not yet resumed (under rq_mu) */
+
+/* Tuned mode: the resume thread's wake-ups of one batch, held back until the batch is marked (one per worker).
+ * Only eight-byte writes of the value 1 to descriptors with no file type (eventfds), on the resume thread. */
+static __thread int wakeups_held;
+static __thread int held_fds[64];
+static __thread int held_count;
+
+static ssize_t
+write_now (int fd, const void *buf, size_t len)
+{
+  static ssize_t (*next) (int, const void *, size_t);
+  if (NULL == next) next = (ssize_t (*) (int, const void *, size_t)) dlsym (RTLD_NEXT, "write");
+  return NULL != next ? next (fd, buf, len) : syscall (SYS_write, fd, buf, len);
+}
+
+ssize_t
+write (int fd, const void *buf, size_t len)
+{
+  uint64_t value;
+  struct stat st;
+  if (wakeups_held && 8 == len && (memcpy (&value, buf, 8), 1 == value))
+  {
+    for (int i = 0; i < held_count; i++)
+      if (held_fds[i] == fd) return (ssize_t) len;
+    if (held_count < 64 && 0 == fstat (fd, &st) && 0 == (st.st_mode & S_IFMT))
+    {
+      held_fds[held_count++] = fd;
+      return (ssize_t) len;
+    }
+  }
+  return write_now (fd, buf, len);
+}
+
+static void
+release_wakeups (void)
+{
+  const uint64_t one = 1;
+  wakeups_held = 0;
+  for (int i = 0; i < held_count; i++)
+    while (write_now (held_fds[i], &one, sizeof one) < 0 && EINTR == errno) ;
+  held_count = 0;
+}
 
 static void
 resume (struct MHD_Connection *conn)  /* any thread */
@@ -123,7 +172,9 @@ resume_thread (void *unused)
     rq_count = 0;
     suspended -= n;
     pthread_mutex_unlock (&rq_mu);
+    wakeups_held = 1;
     for (size_t i = 0; i < n; i++) MHD_resume_connection (batch[i]);
+    release_wakeups ();
     pthread_mutex_lock (&rq_mu);
     next_at = now_ns () + (suspended * 800 < 8000000 ? suspended * 800 : 8000000);
     rq_enough = suspended / 40 > 1 ? suspended / 40 : 1;
