@@ -16,8 +16,9 @@ check-dockerfile:
 # BENCHMARKS.md explains them. `make bench-profile` records a perf profile of the server under load;
 # `make bench-budget` measures how much work per request the dispatch target leaves (the floor with work added);
 # `make bench-placement` runs the dispatch load with the two workers placed by hand (together, apart, free);
-# `make bench-resumes` counts the resume batches and worker wake-ups of the 10,000-session long-poll fan-out.
-.PHONY: bench bench-quick bench-profile bench-budget bench-placement bench-resumes
+# `make bench-resumes` counts the resume batches and worker wake-ups of the 10,000-session long-poll fan-out;
+# `make bench-cachesim` counts what one change of that fan-out touches cold (valgrind's cache simulation).
+.PHONY: bench bench-quick bench-profile bench-budget bench-placement bench-resumes bench-cachesim
 
 bench:
 	bench/run.sh
@@ -36,6 +37,9 @@ bench-placement:
 
 bench-resumes:
 	bench/resumes.sh
+
+bench-cachesim:
+	bench/cachesim.sh
 
 # --- Reliability (RELIABILITY.md; the API fuzzing also runs in `make test`) -------------------------
 .PHONY: api-fuzz fuzz sanitize-address sanitize-thread soak

@@ -15,6 +15,8 @@
  *          once per batch, after the whole batch is marked (remvvm-server's resume_wakeups.h: this file
  *          defines write, which holds back the resume thread's eventfd wake-ups until the batch ends).
  *          What libmicrohttpd alone costs at its best.
+ * FLOOR_TOUCH_LINES=N (environment): each publish also touches N random cache lines of a 256 MiB buffer, a
+ * stand-in for the memory a real server's change touches cold (BENCHMARKS.md, "This round").
  */
 #define _GNU_SOURCE
 #include <microhttpd.h>
@@ -71,6 +73,24 @@ static size_t rq_count, rq_cap;
 static size_t rq_enough = 1;         /* pending resumes that end the gap early (remvvm-server's rule) */
 static int rq_stop;
 static size_t suspended;             /* connections suspended and not yet resumed (under rq_mu) */
+
+/* FLOOR_TOUCH_LINES: cold memory touched per publish (none when unset). */
+#define TOUCH_BYTES (256ul << 20)
+static unsigned char *touch_buf;
+static long touch_lines;
+
+static void
+touch_cold_lines (void)
+{
+  static __thread uint64_t state = 88172645463325252ull;  /* xorshift64: a fresh line each time */
+  for (long i = 0; i < touch_lines; i++)
+  {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    touch_buf[(state % (TOUCH_BYTES / 64)) * 64] += 1;
+  }
+}
 
 /* Tuned mode: the resume thread's wake-ups of one batch, held back until the batch is marked (one per worker).
  * Only eight-byte writes of the value 1 to descriptors with no file type (eventfds), on the resume thread. */
@@ -359,6 +379,7 @@ on_request (void *cls, struct MHD_Connection *conn, const char *url, const char 
     char out[128];
     size_t woken;
     unsigned long long seq;
+    touch_cold_lines ();
     pthread_mutex_lock (&mu);
     woken = publish (x->ch);
     seq = (unsigned long long) x->ch->seq;
@@ -410,6 +431,12 @@ main (int argc, char **argv)
   sigaddset (&sigs, SIGTERM);
   pthread_sigmask (SIG_BLOCK, &sigs, NULL);
   tuned = argc > 4 && 0 == strcmp (argv[4], "tuned");
+  if (NULL != getenv ("FLOOR_TOUCH_LINES") && (touch_lines = atol (getenv ("FLOOR_TOUCH_LINES"))) > 0)
+  {
+    if (NULL == (touch_buf = malloc (TOUCH_BYTES)))
+    { fprintf (stderr, "floor_fanout: cannot allocate the FLOOR_TOUCH_LINES buffer\n"); return 1; }
+    memset (touch_buf, 1, TOUCH_BYTES);
+  }
   if (tuned)
   {
     pthread_condattr_t attr;
