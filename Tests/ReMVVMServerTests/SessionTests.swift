@@ -197,7 +197,7 @@ extension EndToEnd {
                 let api = try server.client()
                 let session = try await api.createSession()
                 #expect(server.server.sessionCount == 1)
-                // The ticker expires idle sessions once a second; reading would keep the session alive.
+                // The housekeeper expires idle sessions once a second; reading would keep the session alive.
                 #expect(await eventually { server.server.sessionCount == 0 })
                 #expect(try await api.read(session).status == 404)
             }

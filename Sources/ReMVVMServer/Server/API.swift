@@ -123,7 +123,7 @@ final class API: HTTPHandler {
                 body: .bytes(Array(text.utf8))))
     }
 
-    /// Expires idle sessions; called by the server's ticker.
+    /// Expires idle sessions; called by the server's housekeeper.
     func expireIdleSessions() {
         let expired = sessions.expire()
         if expired > 0 { logger.info("expired idle sessions", metadata: ["sessions.expired": "\(expired)"]) }

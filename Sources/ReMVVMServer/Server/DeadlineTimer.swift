@@ -1,9 +1,11 @@
+import Dispatch
 import Synchronization
 
-/// Fires callbacks at deadlines, checked by the server's ticker: the long-poll timeouts.
+/// Fires callbacks at deadlines, checked by the server's housekeeper: the long-poll timeouts.
 ///
-/// Deadlines are kept in buckets of one tick, so each tick touches only what expires in it,
-/// however many polls are parked.
+/// Deadlines are kept in buckets of one tick, so each check touches only what expires in it,
+/// however many polls are parked. The housekeeper sleeps until the earliest bucket
+/// (``sleep(until:)``), and a deadline scheduled before the time it sleeps until wakes it.
 final class DeadlineTimer: Sendable {
     typealias Callback = @Sendable () -> Void
 
@@ -12,11 +14,20 @@ final class DeadlineTimer: Sendable {
         var buckets: [Int64: [UInt64]] = [:]
         var nextID: UInt64 = 0
         var lastFiredBucket: Int64 = 0
+        /// The earliest bucket with callbacks (some may have been cancelled); `.max` when none.
+        var earliestBucket = Int64.max
+        /// When the sleeping housekeeper wakes (monotonic nanoseconds); `.min` while it is awake, when a new
+        /// deadline needs no wake-up because it looks at the buckets again before it sleeps.
+        var plannedWake = Int64.min
     }
 
     static let tick: Duration = .milliseconds(50)
     private static let tickNanos: Int64 = 50_000_000
+    /// Beyond this a sleep has no timeout: only a deadline or ``interrupt()`` ends it.
+    private static let longestWait: Int64 = 3_600 * 1_000_000_000
     private let state = Mutex(State())
+    /// Signalled to wake the sleeping housekeeper early.
+    private let alarm = DispatchSemaphore(value: 0)
 
     /// How many callbacks wait.
     var count: Int { state.withLock { $0.callbacks.count } }
@@ -25,13 +36,19 @@ final class DeadlineTimer: Sendable {
     func schedule(after delay: Duration, _ callback: @escaping Callback) -> UInt64 {
         let (seconds, attoseconds) = delay.components
         let deadline = Session.now() + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        let bucket = (deadline + Self.tickNanos - 1) / Self.tickNanos
-        return state.withLock { state in
+        let (id, wakes) = state.withLock { state -> (UInt64, Bool) in
+            let bucket = max((deadline + Self.tickNanos - 1) / Self.tickNanos, state.lastFiredBucket + 1)
             state.nextID += 1
             state.callbacks[state.nextID] = callback
-            state.buckets[max(bucket, state.lastFiredBucket + 1), default: []].append(state.nextID)
-            return state.nextID
+            state.buckets[bucket, default: []].append(state.nextID)
+            state.earliestBucket = min(state.earliestBucket, bucket)
+            let due = bucket * Self.tickNanos
+            guard due < state.plannedWake else { return (state.nextID, false) }
+            state.plannedWake = due
+            return (state.nextID, true)
         }
+        if wakes { alarm.signal() }
+        return id
     }
 
     /// Removes a callback that has not fired; false if it already did.
@@ -45,15 +62,43 @@ final class DeadlineTimer: Sendable {
         let now = Session.now() / Self.tickNanos
         let due = state.withLock { state -> [Callback] in
             var due: [Callback] = []
+            guard state.earliestBucket <= now else {
+                state.lastFiredBucket = max(state.lastFiredBucket, now)  // Nothing in between: no bucket to visit.
+                return due
+            }
             while state.lastFiredBucket < now {
                 state.lastFiredBucket += 1
                 for id in state.buckets.removeValue(forKey: state.lastFiredBucket) ?? [] {
                     if let callback = state.callbacks.removeValue(forKey: id) { due.append(callback) }
                 }
             }
+            state.earliestBucket = state.buckets.keys.min() ?? .max
             return due
         }
         for callback in due { callback() }
+    }
+
+    /// Sleeps until `limit` (monotonic nanoseconds) or the earliest deadline, whichever comes first, and is
+    /// woken sooner by a deadline scheduled meanwhile before that time, or by ``interrupt()``. For the one
+    /// thread that fires the callbacks.
+    func sleep(until limit: Int64) {
+        let wake = state.withLock { state -> Int64 in
+            let earliest = state.earliestBucket == .max ? Int64.max : state.earliestBucket * Self.tickNanos
+            state.plannedWake = min(limit, earliest)
+            return state.plannedWake
+        }
+        let remaining = wake - Session.now()
+        if remaining > 0 {
+            let timeout: DispatchTime =
+                remaining > Self.longestWait ? .distantFuture : .now() + .nanoseconds(Int(remaining))
+            _ = alarm.wait(timeout: timeout)
+        }
+        state.withLock { $0.plannedWake = .min }
+    }
+
+    /// Wakes the sleeper now (to stop it).
+    func interrupt() {
+        alarm.signal()
     }
 
     /// Fires every callback now (shutdown).
@@ -62,6 +107,7 @@ final class DeadlineTimer: Sendable {
             defer {
                 state.callbacks.removeAll()
                 state.buckets.removeAll()
+                state.earliestBucket = .max
             }
             return Array(state.callbacks.values)
         }

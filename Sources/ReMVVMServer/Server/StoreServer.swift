@@ -18,7 +18,7 @@ public final class StoreServer: Sendable {
     private let transport: HTTPServer
     /// Whether the stored sessions were restored (once, at the first start).
     let restored = Atomic<Bool>(false)
-    private let ticker = Mutex<Task<Void, Never>?>(nil)
+    private let housekeeper = Mutex<Housekeeper?>(nil)
     let logger: Logger
 
     /// Prepares a server for the app `definition`, with sessions in memory only; nothing
@@ -74,36 +74,32 @@ public final class StoreServer: Sendable {
     /// How many sessions are live.
     public var sessionCount: Int { api.sessions.count }
 
-    /// Starts listening, and the ticker that times out long-polls, sends heartbeats and expires
+    /// How many times the housekeeping thread has woken since ``start()`` (for tests: it sleeps while nothing is
+    /// due).
+    var housekeepingRounds: Int { housekeeper.withLock { $0?.rounds ?? 0 } }
+
+    /// Starts listening, and the housekeeping that times out long-polls, sends heartbeats and expires
     /// idle sessions.
     public func start() throws(HTTPServerError) {
         restoreSessions()
         try transport.start()
-        let api = self.api
-        let heartbeatTicks = max(Int(api.configuration.heartbeatInterval / DeadlineTimer.tick), 1)
-        let expiryTicks = 20
-        ticker.withLock { ticker in
-            ticker = Task {
-                var tick = 0
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: DeadlineTimer.tick)
-                    tick += 1
-                    api.timer.fireDue()
-                    if tick % heartbeatTicks == 0 { api.streams.heartbeat() }
-                    if tick % expiryTicks == 0 { api.expireIdleSessions() }
-                }
-            }
+        let keeper = Housekeeper(api: api)
+        guard keeper.start() else {
+            logger.error("could not start the housekeeping thread (long-poll timeouts, heartbeats, expiry)")
+            transport.stop()
+            throw HTTPServerError.startFailed
         }
+        housekeeper.withLock { $0 = keeper }
     }
 
     /// Stops: answers parked long-polls with their current cursor, ends event streams, then
     /// closes the listener and every connection. Idempotent.
     public func stop() {
-        let task = ticker.withLock { ticker in
-            defer { ticker = nil }
-            return ticker
+        let keeper = housekeeper.withLock { keeper in
+            defer { keeper = nil }
+            return keeper
         }
-        task?.cancel()
+        keeper?.stop()
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")
         waitForDurableAnswers()

@@ -29,7 +29,7 @@ struct APIClient: Sendable {
     }
 
     /// Sends one request on a new connection and returns without waiting for the answer, which may take up to
-    /// `timeout` (parked polls wait for the server's ticker).
+    /// `timeout` (parked polls wait for the server's housekeeper).
     func start(
         _ method: String,
         _ target: String,

@@ -1,7 +1,7 @@
 /// Checks `condition` every 10 ms until it holds or `timeout` has passed; returns whether it held.
 ///
 /// The default is generous: it is only spent when a test fails, and other test targets' blocking tests can hold
-/// Swift concurrency's few threads (and so the server's ticker) for seconds on a busy two-core machine.
+/// Swift concurrency's few threads (and so the server's effects) for seconds on a busy two-core machine.
 func eventually(
     timeout: Duration = .seconds(10),
     _ condition: () async throws -> Bool

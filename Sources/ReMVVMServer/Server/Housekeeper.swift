@@ -1,0 +1,83 @@
+import Glibc
+import MicroHTTP
+import Synchronization
+
+/// The server's housekeeping, on a thread of its own: long-poll timeouts, event-stream heartbeats and idle
+/// session expiry, each when it is due.
+///
+/// The thread sleeps until the next of them, at most ``longestSleep``, and a long-poll whose timeout comes
+/// sooner wakes it (``DeadlineTimer/sleep(until:)``): an idle server wakes once a second, where a fixed 50 ms
+/// tick woke it twenty times. Being a thread, it is not held up when Swift's few concurrency threads are busy.
+final class Housekeeper: Sendable {
+    /// The longest sleep: how often idle sessions are looked for (``ExpirySchedule`` files them by the second).
+    static let longestSleep: Int64 = 1_000_000_000
+
+    private struct State {
+        var isStopped = false
+        /// The thread once started (`pthread_t` is an integer on Linux).
+        var thread: pthread_t?
+        var rounds = 0
+    }
+
+    private let api: API
+    private let state = Mutex(State())
+
+    init(api: API) {
+        self.api = api
+    }
+
+    /// How many times the thread has woken and looked at what is due (for tests).
+    var rounds: Int { state.withLock { $0.rounds } }
+
+    /// Starts the thread; `false` if it could not be created.
+    func start() -> Bool {
+        let retained = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                Unmanaged<Housekeeper>.fromOpaque(argument).takeRetainedValue().run()
+                return nil
+            },
+            retained.toOpaque())
+        guard created == 0 else {
+            retained.release()
+            return false
+        }
+        state.withLock { $0.thread = thread }
+        return true
+    }
+
+    /// Ends the thread and waits for it. Idempotent.
+    func stop() {
+        let thread = state.withLock { state -> pthread_t? in
+            guard !state.isStopped else { return nil }
+            state.isStopped = true
+            return state.thread
+        }
+        guard let thread else { return }
+        api.timer.interrupt()
+        pthread_join(thread, nil)
+    }
+
+    private func run() {
+        let heartbeat = max(MonotonicClock.nanoseconds(of: api.configuration.heartbeatInterval), 1_000_000)
+        var nextHeartbeat = Session.now() + heartbeat
+        var nextExpiry = Session.now() + Self.longestSleep
+        while !state.withLock({ $0.isStopped }) {
+            api.timer.fireDue()
+            let now = Session.now()
+            if now >= nextHeartbeat {
+                api.streams.heartbeat()
+                nextHeartbeat = now + heartbeat
+            }
+            if now >= nextExpiry {
+                api.expireIdleSessions()
+                nextExpiry = now + Self.longestSleep
+            }
+            state.withLock { $0.rounds += 1 }
+            api.timer.sleep(until: min(nextHeartbeat, nextExpiry))
+        }
+    }
+}
