@@ -40,7 +40,13 @@ public final class ResponseStream: Sendable {
 
     /// Ends the body once everything already written is sent (the last chunk of the chunked encoding).
     public func finish() {
-        if let parking = state.withLock({ $0.finish() }) {
+        finish(with: [])
+    }
+
+    /// Writes `last` and ends the body, in one step: no other thread's write can land after `last`, as one
+    /// could between a ``write(_:)`` and a ``finish()`` (a closing event stays the last event).
+    public func finish(with last: [UInt8]) {
+        if let parking = state.withLock({ $0.finish(last: last) }) {
             resume(parking)
         }
     }

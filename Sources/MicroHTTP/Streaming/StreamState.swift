@@ -58,9 +58,11 @@ struct StreamState: Sendable {
         return takeParking().map(WriteAction.resume) ?? .buffered
     }
 
-    /// A writer ends the body; returns the parking to resume, if the reader parked.
-    mutating func finish() -> Parking? {
+    /// A writer ends the body, with `last` as its last bytes when they fit the buffer; returns the parking to
+    /// resume, if the reader parked. In one step, so no other writer's bytes can come after `last`.
+    mutating func finish(last: [UInt8] = []) -> Parking? {
         guard !isFinished, !isEnded else { return nil }
+        if !isAborted, bufferedCount + last.count <= maxBufferedBytes { pending.append(contentsOf: last) }
         isFinished = true
         return takeParking()
     }

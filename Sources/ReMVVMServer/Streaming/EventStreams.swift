@@ -34,8 +34,7 @@ final class EventStreams: Sendable {
     func endAll(reason: String) {
         let event = ServerSentEvent(event: "end", data: #"{"reason":"\#(reason)"}"#).bytes
         for stream in state.withLock({ Array($0.streams.values) }) {
-            stream.write(event)
-            stream.finish()
+            stream.finish(with: event)  // In one step: a change published meanwhile cannot follow `end`.
         }
     }
 }

@@ -89,7 +89,6 @@ final class EventSubscription: Sendable {
 
     private func end(reason: String) {
         state.withLock { $0.isEnded = true }
-        stream.write(ServerSentEvent(event: "end", data: #"{"reason":"\#(reason)"}"#).bytes)
-        stream.finish()
+        stream.finish(with: ServerSentEvent(event: "end", data: #"{"reason":"\#(reason)"}"#).bytes)
     }
 }

@@ -35,6 +35,18 @@ struct StreamStateTests {
         #expect(read(&state).1 == [9, 10])
     }
 
+    @Test func finishingWithLastBytesLetsNoLaterWriteFollowThem() {
+        var state = StreamState(maxBufferedBytes: 1024)
+        _ = state.write([1])
+        #expect(read(&state, max: 1).1 == [1])
+        #expect(read(&state).0 == .park)
+        state.didPark(Self.parking)
+        #expect(state.finish(last: [7, 8]) == Self.parking)
+        #expect(state.write([9]) == .rejected)
+        #expect(read(&state).1 == [7, 8])
+        #expect(state.finish(last: [10]) == nil)
+    }
+
     @Test func finishResumesAParkedReaderAndEndsAfterTheBufferDrains() {
         var state = StreamState(maxBufferedBytes: 1024)
         _ = state.write([1])
