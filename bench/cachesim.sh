@@ -13,12 +13,7 @@ source "$(dirname "$0")/lib.sh"
 command -v valgrind >/dev/null || apt_install valgrind || die "valgrind is required (apt-get install valgrind)"
 need_tools
 build_c
-if [ $# -ge 1 ]; then
-    [ -x "$1" ] || die "$1 is not an executable server build"
-    SERVER_BIN=$1
-else
-    build_server
-fi
+use_server "$@"
 N=$BENCH_FANOUT_N
 LL=${BENCH_LL_BYTES:-8388608}
 OUT="$BIN/cachesim"

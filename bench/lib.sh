@@ -149,6 +149,16 @@ wait_for_idle_machine() {
 }
 
 SERVER_BIN=""
+# use_server [SERVER_BINARY]: SERVER_BIN is the given build, else the release build made here (build_server).
+use_server() {
+    if [ $# -ge 1 ]; then
+        [ -x "$1" ] || die "$1 is not an executable server build"
+        SERVER_BIN=$1
+    else
+        build_server
+    fi
+}
+
 build_server() {
     local product=${1:-remvvm-server}
     if [ "$product" = remvvm-server ] && [ -n "${REMVVM_SERVER:-}" ]; then

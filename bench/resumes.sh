@@ -11,12 +11,7 @@ source "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || apt_install linux-perf || die "perf is required (apt-get install linux-perf)"
 need_tools
 build_c
-if [ $# -ge 1 ]; then
-    [ -x "$1" ] || die "$1 is not an executable server build"
-    SERVER_BIN=$1
-else
-    build_server
-fi
+use_server "$@"
 
 say "== resume batches and worker wake-ups, one long-poll on each of $BENCH_FANOUT_N sessions ($SERVER_BIN)"
 for round in $(seq "$BENCH_REPEAT"); do

@@ -12,8 +12,8 @@ final class DisconnectWatcher: Sendable {
         var clients: [UInt64: any ParkedClient] = [:]
         var nextToken: UInt64 = 1
         var isClosed = false
-        /// The watching thread, joined by `stop` (`pthread_t` is an integer on Linux).
-        var thread: pthread_t?
+        /// The watching thread, joined by `stop`.
+        var thread: OwnedThread?
     }
 
     /// The epoll token of the wake-up eventfd; socket tokens start at 1.
@@ -46,21 +46,8 @@ final class DisconnectWatcher: Sendable {
 
     /// Starts the watching thread; returns `false` if it could not be created.
     func start() -> Bool {
-        let retained = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { argument in
-                guard let argument else { return nil }
-                ThreadName.set("remvvm-watch")
-                Unmanaged<DisconnectWatcher>.fromOpaque(argument).takeRetainedValue().run()
-                return nil
-            },
-            retained.toOpaque())
-        guard created == 0 else {
-            retained.release()
-            return false
-        }
+        // While it runs, the thread holds the watcher.
+        guard let thread = OwnedThread.start(named: "remvvm-watch", { [self] in run() }) else { return false }
         state.withLock { $0.thread = thread }
         return true
     }
@@ -103,7 +90,7 @@ final class DisconnectWatcher: Sendable {
         var one: UInt64 = 1
         let written = withUnsafeBytes(of: &one) { Glibc.write(wakeDescriptor, $0.baseAddress, $0.count) }
         if let thread, written == MemoryLayout<UInt64>.size {
-            pthread_join(thread, nil)
+            thread.join()
         }
         state.withLock { state in
             state.isClosed = true

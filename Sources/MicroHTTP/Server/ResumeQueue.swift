@@ -28,8 +28,8 @@ final class ResumeQueue: Sendable {
         /// Pending items that start a batch before the gap has passed (the last pacing's `enough`).
         var enough = 1
         var isStopped = false
-        /// The resuming thread once started (`pthread_t` is an integer on Linux).
-        var thread: pthread_t?
+        /// The resuming thread once started.
+        var thread: OwnedThread?
     }
 
     private let state = Mutex(State())
@@ -61,20 +61,8 @@ final class ResumeQueue: Sendable {
         performing perform: @escaping @Sendable (Item) -> Void
     ) -> Bool {
         let work = Work(pacing: pacing, batchBegins: batchBegins, batchEnds: batchEnds, perform: perform)
-        let retained = Unmanaged.passRetained(Runner(queue: self, work: work))
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { argument in
-                guard let argument else { return nil }
-                let runner = Unmanaged<Runner>.fromOpaque(argument).takeRetainedValue()
-                ThreadName.set("remvvm-resume")
-                runner.queue.run(runner.work)
-                return nil
-            },
-            retained.toOpaque())
-        guard created == 0 else {
-            retained.release()
+        // While it runs, the thread holds the queue.
+        guard let thread = OwnedThread.start(named: "remvvm-resume", { [self] in run(work) }) else {
             state.withLock { $0.isStopped = true }
             return false
         }
@@ -101,14 +89,14 @@ final class ResumeQueue: Sendable {
     /// Performs everything still queued, then ends the thread; later ``add(_:)`` calls return `false`.
     /// Idempotent.
     func stop() {
-        let thread = state.withLock { state -> pthread_t? in
+        let thread = state.withLock { state -> OwnedThread? in
             guard !state.isStopped else { return nil }
             state.isStopped = true
             return state.thread
         }
         guard let thread else { return }
         signal()
-        pthread_join(thread, nil)
+        thread.join()
     }
 
     private func signal() {
@@ -122,17 +110,6 @@ final class ResumeQueue: Sendable {
         let batchBegins: @Sendable () -> Void
         let batchEnds: @Sendable () -> Void
         let perform: @Sendable (Item) -> Void
-    }
-
-    /// What the thread holds: the queue and its work.
-    private final class Runner: Sendable {
-        let queue: ResumeQueue
-        let work: Work
-
-        init(queue: ResumeQueue, work: Work) {
-            self.queue = queue
-            self.work = work
-        }
     }
 
     private func run(_ work: Work) {

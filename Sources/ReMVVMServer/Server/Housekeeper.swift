@@ -1,4 +1,3 @@
-import Glibc
 import MicroHTTP
 import Synchronization
 
@@ -14,8 +13,7 @@ final class Housekeeper: Sendable {
 
     private struct State {
         var isStopped = false
-        /// The thread once started (`pthread_t` is an integer on Linux).
-        var thread: pthread_t?
+        var thread: OwnedThread?
         var rounds = 0
     }
 
@@ -31,34 +29,22 @@ final class Housekeeper: Sendable {
 
     /// Starts the thread; `false` if it could not be created.
     func start() -> Bool {
-        let retained = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { argument in
-                guard let argument else { return nil }
-                Unmanaged<Housekeeper>.fromOpaque(argument).takeRetainedValue().run()
-                return nil
-            },
-            retained.toOpaque())
-        guard created == 0 else {
-            retained.release()
-            return false
-        }
+        // While it runs, the thread holds the housekeeper.
+        guard let thread = OwnedThread.start(named: "remvvm-keeper", { [self] in run() }) else { return false }
         state.withLock { $0.thread = thread }
         return true
     }
 
     /// Ends the thread and waits for it. Idempotent.
     func stop() {
-        let thread = state.withLock { state -> pthread_t? in
+        let thread = state.withLock { state -> OwnedThread? in
             guard !state.isStopped else { return nil }
             state.isStopped = true
             return state.thread
         }
         guard let thread else { return }
         api.timer.interrupt()
-        pthread_join(thread, nil)
+        thread.join()
     }
 
     private func run() {
