@@ -21,7 +21,7 @@ final class DeadlineTimer: Sendable {
         var plannedWake = Int64.min
     }
 
-    static let tick: Duration = .milliseconds(50)
+    /// A bucket's width: 50 ms.
     private static let tickNanos: Int64 = 50_000_000
     /// Beyond this a sleep has no timeout: only a deadline or ``interrupt()`` ends it.
     private static let longestWait: Int64 = 3_600 * 1_000_000_000
