@@ -183,11 +183,12 @@ static inline long rss_kib (const char *pids)
   return found ? sum : -1;
 }
 
-/* Sum of user+system CPU ticks over a comma-separated list of PIDs (all threads). */
-static inline long cpu_ticks (const char *pids)
+/* User and system CPU ticks summed over a comma-separated list of PIDs (all threads); "self" is this process.
+ * Returns user + system, or -1 when the list is empty. */
+static inline long cpu_ticks_split (const char *pids, long *user, long *sys)
 {
   char list[1024], *tok, *save, path[64], line[2048];
-  long sum = 0;
+  long ut_sum = 0, st_sum = 0;
   if (NULL == pids || ! *pids) return -1;
   snprintf (list, sizeof list, "%s", pids);
   for (tok = strtok_r (list, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
@@ -201,11 +202,22 @@ static inline long cpu_ticks (const char *pids)
       unsigned long ut = 0, st = 0;
       /* after ")": state(3) ... utime is field 14, stime 15 */
       if (2 == sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st))
-        sum += (long) (ut + st);
+      {
+        ut_sum += (long) ut;
+        st_sum += (long) st;
+      }
     }
     fclose (f);
   }
-  return sum;
+  if (user) *user = ut_sum;
+  if (sys) *sys = st_sum;
+  return ut_sum + st_sum;
+}
+
+/* Sum of user+system CPU ticks over a comma-separated list of PIDs (all threads). */
+static inline long cpu_ticks (const char *pids)
+{
+  return cpu_ticks_split (pids, NULL, NULL);
 }
 
 /* Waits (at most max_ms) until the servers used no CPU for quiet_ms; returns 1 when they went quiet. */

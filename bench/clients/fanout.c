@@ -7,7 +7,8 @@
  *         ready marker ("event: snapshot")
  * Requests carry "Authorization: Bearer {token}"; sessions come from a file of "id token version" lines
  * (see mksessions). It also samples the servers' RSS (from /proc) before, while parked and after, and their
- * CPU time (user + system, all threads) from the first dispatch to the last answer.
+ * CPU time (user + system, all threads) from the first dispatch to the last answer, also split into user and
+ * system time, and the client's own CPU time over the same window.
  * usage: fanout poll|sse PORT SESSIONS N one|many [options]
  *   --ready PATH KEY   a gauge of parked subscribers: GET PATH, the number after KEY (else: wait until
  *                      the servers' CPU goes quiet)
@@ -80,7 +81,8 @@ int main (int argc, char **argv)
   struct pub *pubs;
   double *lat, t0, tpub = -1, lastprog, cpu_ms = -1;
   int ep, done = 0, failed = 0, early = 0, non200 = 0, npub, pubdone = 0, pubfail = 0;
-  long rss_before, rss_parked, rss_after, gauge = -1, cpu0, cpu1;
+  long rss_before, rss_parked, rss_after, gauge = -1, cpu0, cpu1, user0 = 0, user1 = 0, sys0 = 0, sys1 = 0,
+       self0, self1;
   char req[2048];
 
   if (argc < 6) die ("usage: %s poll|sse PORT SESSIONS N one|many [--ready PATH KEY] [--pids LIST] "
@@ -190,7 +192,8 @@ int main (int argc, char **argv)
     set_nonblocking (pubs[j].fd);
     if (0 != epoll_ctl (ep, EPOLL_CTL_ADD, pubs[j].fd, &ev)) die ("epoll_ctl: %s", strerror (errno));
   }
-  cpu0 = cpu_ticks (pids);
+  cpu0 = cpu_ticks_split (pids, &user0, &sys0);
+  self0 = cpu_ticks ("self");
   t0 = now_ms ();
   for (int j = 0; j < npub; j++)
   {
@@ -260,7 +263,8 @@ int main (int argc, char **argv)
       }
     }
   }
-  cpu1 = cpu_ticks (pids);
+  cpu1 = cpu_ticks_split (pids, &user1, &sys1);
+  self1 = cpu_ticks ("self");
   if (cpu0 >= 0 && cpu1 >= cpu0) cpu_ms = (double) (cpu1 - cpu0) * 1000.0 / (double) sysconf (_SC_CLK_TCK);
   qsort (lat, (size_t) done, sizeof *lat, cmp_double);
   printf ("fanout %s N=%d mode=%s: answered=%d (non-200: %d) failed=%d early=%d | first=%.1f p50=%.1f p99=%.1f "
@@ -281,8 +285,11 @@ int main (int argc, char **argv)
   printf ("server RSS: before=%ld KiB parked=%ld KiB after=%ld KiB (%.2f KiB per parked subscriber)\n",
           rss_before, rss_parked, rss_after, rss_before > 0 ? (double) (rss_parked - rss_before) / n : -1.0);
   printf ("RESULT last_ms=%.1f p50_ms=%.1f answered=%d expected=%d non200=%d rss_before_kib=%ld "
-          "rss_parked_kib=%ld rss_after_kib=%ld dispatch_ms=%.1f server_cpu_ms=%.0f\n",
+          "rss_parked_kib=%ld rss_after_kib=%ld dispatch_ms=%.1f server_cpu_ms=%.0f server_user_ms=%.0f "
+          "server_sys_ms=%.0f client_cpu_ms=%.0f\n",
           done ? lat[done - 1] : -1, percentile (lat, done, 0.5), done, n, non200, rss_before, rss_parked,
-          rss_after, tpub, cpu_ms);
+          rss_after, tpub, cpu_ms, cpu_ms < 0 ? -1.0 : (double) (user1 - user0) * 1000.0 / (double) sysconf (_SC_CLK_TCK),
+          cpu_ms < 0 ? -1.0 : (double) (sys1 - sys0) * 1000.0 / (double) sysconf (_SC_CLK_TCK),
+          (double) (self1 - self0) * 1000.0 / (double) sysconf (_SC_CLK_TCK));
   return done == n && non200 == 0 ? 0 : 3;
 }
