@@ -81,6 +81,29 @@ cmhd_connection_client_address (struct MHD_Connection *connection)
   return (NULL == info) ? NULL : info->client_addr;
 }
 
+/** The size in bytes of the request head as received (request line and header fields); 0 if unknown. */
+static inline size_t
+cmhd_connection_request_head_size (struct MHD_Connection *connection)
+{
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info (connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  return (NULL == info) ? 0 : info->header_size;
+}
+
+/**
+ * How many values libmicrohttpd parsed out of the request head (header fields, cookies and query
+ * arguments together); each takes an entry of the connection's memory pool. The kinds are bit flags,
+ * which Swift cannot combine on the imported closed enum.
+ */
+static inline int
+cmhd_connection_parsed_value_count (struct MHD_Connection *connection)
+{
+  return MHD_get_connection_values_n (connection,
+                                      (enum MHD_ValueKind) (MHD_HEADER_KIND | MHD_COOKIE_KIND
+                                                            | MHD_GET_ARGUMENT_KIND),
+                                      NULL, NULL);
+}
+
 /** The socket of a connection (owned by MHD, valid while the connection lives); -1 if unknown. */
 static inline int
 cmhd_connection_socket (struct MHD_Connection *connection)

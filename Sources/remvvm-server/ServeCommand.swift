@@ -30,6 +30,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("connection-timeout"),
         help: "Seconds before an idle connection is dropped (REMVVM_CONNECTION_TIMEOUT).")
     var connectionTimeout: Int?
+    @Option(
+        name: .customLong("connection-memory"),
+        help: "Bytes per connection for a request's head and its answer's header fields (REMVVM_CONNECTION_MEMORY).")
+    var connectionMemory: Int?
     @Option(name: .customLong("max-body-size"), help: "Largest request body in bytes (REMVVM_MAX_BODY_SIZE).")
     var maxBodySize: Int?
     @Option(name: .customLong("max-sessions"), help: "Sessions held at once (REMVVM_MAX_SESSIONS).")
@@ -130,6 +134,8 @@ struct ServeCommand: AsyncParsableCommand {
             ?? configuration.connectionsPerClient
         configuration.connectionTimeout =
             try connectionTimeout ?? environment.number("REMVVM_CONNECTION_TIMEOUT") ?? configuration.connectionTimeout
+        configuration.connectionMemory =
+            try connectionMemory ?? environment.number("REMVVM_CONNECTION_MEMORY") ?? configuration.connectionMemory
         configuration.maxBodySize =
             try maxBodySize ?? environment.number("REMVVM_MAX_BODY_SIZE") ?? configuration.maxBodySize
         configuration.maxSessions =

@@ -120,6 +120,20 @@ extension EndToEnd {
             }
         }
 
+        @Test func anActionWhoseHeadLeavesNoRoomForItsAnswerIs431AndAppliesNothing() async throws {
+            try await withTestServer { server in
+                let api = try server.client()
+                let session = try await api.createSession()
+                let padding = ("X-Padding", String(repeating: "p", count: 7_000))
+                let response = try await api.dispatch(session, TestActions.increase, headers: [padding])
+                #expect(response.status == 431)
+                #expect(response.header("Content-Type") == "application/problem+json")
+                #expect(try response.json()["title"] == "Request Header Fields Too Large")
+                let fresh = try server.client()
+                #expect(try await fresh.read(session).json()["version"]?.stringValue == session.version)
+            }
+        }
+
         @Test func anUnknownActionTypeIs422NamingTheType() async throws {
             try await withTestServer { server in
                 let api = try server.client()

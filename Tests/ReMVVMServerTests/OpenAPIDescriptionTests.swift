@@ -42,12 +42,12 @@ struct OpenAPIDescriptionTests {
     @Test func everyOperationDocumentsItsSuccessAndItsProblems() throws {
         let description = try OpenAPIDescription.load()
         let required: [(method: String, path: String, statuses: [Int])] = [
-            ("post", "/v1/sessions", [201, 503]),
-            ("get", "/v1/sessions/{id}", [200, 304, 400, 404]),
-            ("delete", "/v1/sessions/{id}", [204, 403, 404]),
-            ("post", "/v1/sessions/{id}/actions", [200, 400, 403, 404, 409, 412, 413, 415, 422]),
-            ("get", "/v1/sessions/{id}/poll", [200, 400, 404, 429]),
-            ("get", "/v1/sessions/{id}/events", [200, 204, 400, 429]),
+            ("post", "/v1/sessions", [201, 431, 503]),
+            ("get", "/v1/sessions/{id}", [200, 304, 400, 404, 431]),
+            ("delete", "/v1/sessions/{id}", [204, 403, 404, 431]),
+            ("post", "/v1/sessions/{id}/actions", [200, 400, 403, 404, 409, 412, 413, 415, 422, 431]),
+            ("get", "/v1/sessions/{id}/poll", [200, 400, 404, 429, 431]),
+            ("get", "/v1/sessions/{id}/events", [200, 204, 400, 429, 431]),
             ("get", "/healthz", [200]), ("get", "/metrics", [200]),
             ("get", "/", [200]), ("get", "/{file}", [200, 404]),
         ]

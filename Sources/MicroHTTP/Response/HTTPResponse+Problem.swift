@@ -33,6 +33,17 @@ extension HTTPResponse {
         problem(status: 413, title: "Payload Too Large", detail: "request body exceeds \(limit) bytes")
     }
 
+    /// The transport's answer to a request head that leaves too little of the connection's `memory` bytes for
+    /// an answer (``ConnectionMemory``); the request is not handled.
+    static func requestHeadTooLarge(memory: Int) -> HTTPResponse {
+        problem(
+            status: 431,
+            title: "Request Header Fields Too Large",
+            detail: "the request's header fields leave too little of the connection's \(memory) bytes for an answer; "
+                + "send fewer or shorter fields (cookies count about twice)"
+        )
+    }
+
     /// Quotes `text` as a JSON string literal (RFC 8259 escapes), avoiding a Foundation round trip.
     static func jsonString(_ text: String) -> String {
         var out = "\""

@@ -21,9 +21,10 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// Bytes of libmicrohttpd memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`).
     ///
-    /// It holds the request head and the I/O buffers: with the default 8 KiB, a request head (request line plus
-    /// header fields) over about 3.5 KiB is answered by libmicrohttpd itself with 431 (and a longer URL with
-    /// 414), so raise this if clients send big cookies.
+    /// It holds the request head, the values parsed out of it and the answer's status line and header fields.
+    /// A head that leaves less than 1 KiB of it for the answer is refused unhandled with 431 (``ConnectionMemory``):
+    /// with the default 8 KiB, a head of about 6 KiB, or a `Cookie` field of about 3 KiB (libmicrohttpd keeps it
+    /// twice). Raise this if clients send big cookies.
     public var connectionMemoryLimit: Int = 8 * 1024
 
     /// Seconds a connection may sit idle before libmicrohttpd closes it; 0 means never

@@ -1,8 +1,15 @@
 import CMicroHTTPD
 
 extension ServerCore {
-    /// The first access-handler call: answers 413 at once if the declared body is already too large.
+    /// The first access-handler call, with the head complete: answers at once, unhandled, a head that leaves no
+    /// room for an answer (431) and a declared body that is already too large (413).
     func beginRequest(_ responder: Responder, on connection: ConnectionHandle) -> MHD_Result {
+        guard ConnectionMemory(limit: configuration.connectionMemoryLimit).leavesRoomForAnswer(on: connection) else {
+            // Handled, its answer might not fit the pool, and libmicrohttpd would then drop it unsent.
+            responder.context.isDispatched = true
+            return ResponseSender.send(
+                .requestHeadTooLarge(memory: configuration.connectionMemoryLimit), on: connection, core: self)
+        }
         guard let declared = RequestReader.declaredContentLength(of: connection) else { return .YES }
         guard declared > UInt64(configuration.maxBodySize) else {
             responder.context.expectBody(length: Int(declared))

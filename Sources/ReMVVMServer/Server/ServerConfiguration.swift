@@ -16,7 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var connectionsPerClient = 0
     /// Seconds an idle connection is kept before it is dropped.
     public var connectionTimeout = 60
-    /// Per-connection memory (bytes) for headers and buffers; bounds the request head size.
+    /// Per-connection memory (bytes) for a request's head and its answer's header fields; bounds the request head
+    /// size (``HTTPServerConfiguration/connectionMemoryLimit``).
     public var connectionMemory = 8 * 1024
     /// The largest request body accepted (413 beyond).
     public var maxBodySize = 1 << 20

@@ -108,6 +108,47 @@ struct LimitsTests {
         }
     }
 
+    /// libmicrohttpd accepts a head that only just fits the connection's memory, and then has no room for the
+    /// answer: it used to close the connection after the handler ran, so an applied action went unanswered.
+    /// Across head sizes up to and past the limit, every handled request is answered; the others get a 431
+    /// (the transport's problem, or libmicrohttpd's own past the limit) or, within an answer's size of the
+    /// limit, a closed connection, and none of those is handled.
+    @Test(arguments: [("X-Pad", "", 5_600...8_400), ("Cookie", "c=", 2_400...4_400)])
+    func everyHandledRequestIsAnsweredWhateverItsHeadSize(field: String, prefix: String, sizes: ClosedRange<Int>)
+        throws
+    {
+        let handled = Shared(0)
+        try withServer(handler: { _, responder in
+            handled.update { $0 += 1 }
+            responder.respond(.text("applied"))
+        }) { server in
+            var answered = 0
+            var refusedByTheTransport = 0
+            for size in stride(from: sizes.lowerBound, through: sizes.upperBound, by: 16) {
+                let value = prefix + String(repeating: "v", count: size)
+                let client = try TestHTTPClient(port: server.port)
+                guard
+                    let response = try? client.request(
+                        "POST", "/action", headers: [(field, value)], body: Array("{}".utf8))
+                else { continue }
+                switch response.status {
+                case 200:
+                    answered += 1
+                case 431 where response.header("Content-Type") == "application/problem+json":
+                    refusedByTheTransport += 1
+                    #expect(response.text.contains("\(HTTPServerConfiguration().connectionMemoryLimit) bytes"))
+                case 431:
+                    break
+                default:
+                    Issue.record("\(field) of \(size) bytes: status \(response.status)")
+                }
+            }
+            #expect(handled.value == answered)
+            #expect(answered > 0)
+            #expect(refusedByTheTransport > 0)
+        }
+    }
+
     /// libmicrohttpd 0.9.75 sometimes misses the end of stream of a client that leaves mid-request; the idle
     /// timeout is what reclaims such connections.
     @Test func clientsLeavingMidRequestAreReclaimedByTheIdleTimeout() throws {

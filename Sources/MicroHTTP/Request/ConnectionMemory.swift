@@ -1,0 +1,48 @@
+import CMicroHTTPD
+
+/// What a request's head leaves of its connection's memory pool, so that a request is handled only while its
+/// answer can still be written.
+///
+/// libmicrohttpd keeps a request's head, the values it parses out of it and the answer's status line and header
+/// fields in one fixed pool per connection (``HTTPServerConfiguration/connectionMemoryLimit``). It refuses a head
+/// that does not fit the pool (431), but one that only just fits leaves too little for the answer: libmicrohttpd
+/// then closes the connection after the handler ran, and the client never learns that its action was applied.
+/// Such a request is refused before its handler instead, with a 431 problem while one still fits.
+struct ConnectionMemory: Sendable {
+    /// Pool bytes per parsed value (header field, cookie or query argument): libmicrohttpd 0.9.75's entry of
+    /// seven words, rounded up to its 16-byte alignment.
+    static let bytesPerValue = 64
+    /// Pool bytes an answer's status line and header fields must find free: three times the largest the server
+    /// writes, so an estimate a few hundred bytes short still leaves room.
+    static let answerRoom = 1024
+
+    /// The pool's size in bytes.
+    let limit: Int
+
+    /// The pool bytes a head takes: the head as received (request line and header fields), an entry per parsed
+    /// value, and libmicrohttpd's copy of the `Cookie` field, which it parses into cookies.
+    static func headUse(headBytes: Int, values: Int, cookieFieldBytes: Int) -> Int {
+        headBytes + values * bytesPerValue + (cookieFieldBytes > 0 ? aligned(cookieFieldBytes + 1) : 0)
+    }
+
+    /// Whether a head of this size leaves room for the answer.
+    func leavesRoomForAnswer(headBytes: Int, values: Int, cookieFieldBytes: Int) -> Bool {
+        limit - Self.headUse(headBytes: headBytes, values: values, cookieFieldBytes: cookieFieldBytes)
+            >= Self.answerRoom
+    }
+
+    /// Whether the head of the request on `connection`, complete when its handler is first called, leaves room
+    /// for the answer.
+    func leavesRoomForAnswer(on connection: ConnectionHandle) -> Bool {
+        var cookie: UnsafePointer<CChar>?
+        var cookieFieldBytes = 0
+        _ = MHD_lookup_connection_value_n(connection.pointer, .HEADER_KIND, "Cookie", 6, &cookie, &cookieFieldBytes)
+        return leavesRoomForAnswer(
+            headBytes: cmhd_connection_request_head_size(connection.pointer),
+            values: Int(max(0, cmhd_connection_parsed_value_count(connection.pointer))),
+            cookieFieldBytes: cookie == nil ? 0 : cookieFieldBytes
+        )
+    }
+
+    private static func aligned(_ bytes: Int) -> Int { (bytes + 15) & ~15 }
+}
