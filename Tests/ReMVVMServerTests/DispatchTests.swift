@@ -124,7 +124,7 @@ extension EndToEnd {
             try await withTestServer { server in
                 let api = try server.client()
                 let session = try await api.createSession()
-                let padding = ("X-Padding", String(repeating: "p", count: 7_000))
+                let padding = ("X-Padding", String(repeating: "p", count: 6_800))
                 let response = try await api.dispatch(session, TestActions.increase, headers: [padding])
                 #expect(response.status == 431)
                 #expect(response.header("Content-Type") == "application/problem+json")
