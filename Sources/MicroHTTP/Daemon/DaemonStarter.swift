@@ -24,8 +24,10 @@ enum DaemonStarter {
             throw invalid(
                 "perClientConnectionLimit must be 0 or positive, got \(configuration.perClientConnectionLimit)")
         }
-        guard configuration.connectionMemoryLimit >= 2048 else {
-            throw invalid("connectionMemoryLimit must be at least 2048, got \(configuration.connectionMemoryLimit)")
+        guard configuration.connectionMemoryLimit >= ConnectionMemory.smallestLimit else {
+            throw invalid(
+                "connectionMemoryLimit must be at least \(ConnectionMemory.smallestLimit) (an answer keeps "
+                    + "\(ConnectionMemory.answerRoom) bytes of it), got \(configuration.connectionMemoryLimit)")
         }
         guard configuration.connectionTimeout >= 0, configuration.connectionTimeout <= Int(UInt32.max) else {
             throw invalid("connectionTimeout must be 0 or positive, got \(configuration.connectionTimeout)")

@@ -15,6 +15,9 @@ struct ConnectionMemory: Sendable {
     /// Pool bytes an answer's status line and header fields must find free: three times the largest the server
     /// writes, so an estimate a few hundred bytes short still leaves room.
     static let answerRoom = 1024
+    /// The smallest pool the server accepts: with less, the heads of ordinary browser requests (a few hundred
+    /// bytes and a dozen fields) would not leave the answer its room.
+    static let smallestLimit = 4096
 
     /// The pool's size in bytes.
     let limit: Int

@@ -24,7 +24,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// It holds the request head, the values parsed out of it and the answer's status line and header fields.
     /// A head that leaves less than 1 KiB of it for the answer is refused unhandled with 431 (``ConnectionMemory``):
     /// with the default 8 KiB, a head of about 6 KiB, or a `Cookie` field of about 3 KiB (libmicrohttpd keeps it
-    /// twice). Raise this if clients send big cookies.
+    /// twice). Raise this if clients send big cookies; the server does not start with less than 4 KiB.
     public var connectionMemoryLimit: Int = 8 * 1024
 
     /// Seconds a connection may sit idle before libmicrohttpd closes it; 0 means never

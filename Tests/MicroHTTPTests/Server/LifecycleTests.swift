@@ -71,6 +71,23 @@ struct LifecycleTests {
         #expect(throws: HTTPServerError.invalidConfiguration) { try server.start() }
     }
 
+    @Test func connectionMemoryTooSmallToAnswerIsRejected() throws {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.connectionMemoryLimit = 4095
+        let small = HTTPServer(configuration: configuration, handler: ClosureHandler { _, _ in })
+        let error = #expect(throws: HTTPServerError.self) { try small.start() }
+        #expect(error == .invalidConfiguration)
+        #expect(error?.description.contains("at least 4096") == true)
+        configuration.connectionMemoryLimit = 4096
+        let smallest = HTTPServer(
+            configuration: configuration, handler: ClosureHandler { _, responder in responder.respond(.text("ok")) })
+        try smallest.start()
+        defer { smallest.stop() }
+        let response = try TestHTTPClient(port: smallest.port).request(
+            "GET", "/", headers: [("User-Agent", String(repeating: "u", count: 1_000))])
+        #expect(response.status == 200)
+    }
+
     @Test func stopAnswersParkedRequestsAndEndsThem() throws {
         let ended = Shared(0)
         let server = HTTPServer(
