@@ -17,8 +17,9 @@ check-dockerfile:
 # `make bench-budget` measures how much work per request the dispatch target leaves (the floor with work added);
 # `make bench-placement` runs the dispatch load with the two workers placed by hand (together, apart, free);
 # `make bench-resumes` counts the resume batches and worker wake-ups of the 10,000-session long-poll fan-out;
-# `make bench-cachesim` counts what one change of that fan-out touches cold (valgrind's cache simulation).
-.PHONY: bench bench-quick bench-profile bench-budget bench-placement bench-resumes bench-cachesim
+# `make bench-cachesim` counts what one change of that fan-out touches cold (valgrind's cache simulation);
+# `make bench-cpusplit` splits that fan-out's CPU into the server's user and system time and the client's.
+.PHONY: bench bench-quick bench-profile bench-budget bench-placement bench-resumes bench-cachesim bench-cpusplit
 
 bench:
 	bench/run.sh
@@ -40,6 +41,9 @@ bench-resumes:
 
 bench-cachesim:
 	bench/cachesim.sh
+
+bench-cpusplit:
+	bench/cpusplit.sh
 
 # --- Reliability (RELIABILITY.md; the API fuzzing also runs in `make test`) -------------------------
 .PHONY: api-fuzz fuzz sanitize-address sanitize-thread soak
