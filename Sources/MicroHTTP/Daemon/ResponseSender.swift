@@ -36,7 +36,8 @@ enum ResponseSender {
 
     /// Adds every header but `Content-Length`, which libmicrohttpd computes.
     private static func addHeaders(_ headers: HTTPHeaders, to pointer: OpaquePointer, core: ServerCore) {
-        for (name, value) in headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
+        headers.forEachField { name, value in
+            guard !HTTPHeaders.namesMatch(name, "Content-Length") else { return }
             // Explicit `withCString`: the implicit String-to-pointer conversion copies small strings into a
             // fresh heap array, two allocations per header on every response.
             let added = name.withCString { name in

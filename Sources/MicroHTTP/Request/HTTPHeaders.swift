@@ -41,7 +41,13 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
     /// and assigning `nil` removes them, which is what a caller setting a single-valued header means.
     public subscript(name: String) -> String? {
         get {
-            fields.first { Self.namesMatch($0.name, name) }?.value
+            // Read in place: `first(where:)` would copy (retain and release) every field it passes.
+            fields.withUnsafeBufferPointer { fields in
+                for index in fields.indices where Self.namesMatch(fields[index].name, name) {
+                    return fields[index].value
+                }
+                return nil
+            }
         }
         set {
             guard let newValue else {
@@ -67,7 +73,17 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
 
     /// Whether at least one field is called `name` (any case).
     public func contains(_ name: String) -> Bool {
-        fields.contains { Self.namesMatch($0.name, name) }
+        fields.withUnsafeBufferPointer { fields in
+            fields.indices.contains { Self.namesMatch(fields[$0].name, name) }
+        }
+    }
+
+    /// Calls `body` with every field in order, read in place (no copy of each name and value), as the
+    /// transport does for every response header.
+    func forEachField(_ body: (_ name: String, _ value: String) -> Void) {
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices { body(fields[index].name, fields[index].value) }
+        }
     }
 
     /// Appends a field even if one of that name exists, as repeatable fields require.

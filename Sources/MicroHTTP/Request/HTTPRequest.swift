@@ -51,6 +51,10 @@ public struct HTTPRequest: Sendable {
 
     /// The first value of the query argument `name` (exact, case-sensitive match), or `nil`.
     public func queryValue(_ name: String) -> String? {
-        query.first { $0.name == name }?.value
+        // Read in place: `first(where:)` would copy (retain and release) every argument it passes.
+        query.withUnsafeBufferPointer { query in
+            for index in query.indices where query[index].name == name { return query[index].value }
+            return nil
+        }
     }
 }
