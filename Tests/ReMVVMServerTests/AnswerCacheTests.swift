@@ -109,6 +109,30 @@ struct AnswerCacheTests {
         }
     }
 
+    /// A dispatch that wakes a long-poll answers with the header fields the poll's answer wrote for the same
+    /// version: the same fields, in the same order, as a dispatch that wakes nobody.
+    @Test func aDispatchThatWakesAPollAnswersWithTheSameHeaderFields() throws {
+        let client = try Client()
+        let body = Array(#"{"type":"counter/increase"}"#.utf8)
+        let dispatch = HTTPRequest(
+            method: "POST", path: "/v1/sessions/\(client.id)/actions",
+            headers: ["Authorization": "Bearer \(client.token)", "Content-Type": "application/json"], body: body)
+        let alone = try Client.answer(client.server, dispatch)
+        let since = try #require(alone.headers["Store-Version"])
+        let polled = Mutex<HTTPResponse?>(nil)
+        client.poll(since: since) { response in polled.withLock { $0 = response } }
+
+        let waking = try Client.answer(client.server, dispatch)
+
+        let poll = try #require(polled.withLock { $0 })
+        let version = try #require(waking.headers["Store-Version"])
+        #expect(version != since)
+        #expect(Array(waking.headers).map(\.name) == Array(alone.headers).map(\.name))
+        #expect(waking.headers == poll.headers)
+        #expect(waking.headers["ETag"] == "\"\(version)\"")
+        #expect(String(decoding: waking.body, as: UTF8.self).contains(#""version":"\#(version)""#))
+    }
+
     @Test func waitersAskingInAnotherFormGetAnswersOfTheirOwnForTheSameVersion() throws {
         let client = try Client()
         let session = try #require(client.session)

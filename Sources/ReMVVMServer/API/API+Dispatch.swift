@@ -89,10 +89,12 @@ extension API {
                 if error.isClosed { return Problem.sessionNotFound.response }
                 return Problem.versionMismatch(current: session.cursor(error.currentVersion)).response
             }
-            let version = session.cursor(outcome.version).description  // Written once, used thrice.
+            // A long-poll woken by this dispatch has written the version and its headers already.
+            let written = session.answers.headers(at: outcome.version)
+            let version = written?.version ?? session.cursor(outcome.version).description  // Used thrice.
+            let body = try Self.dispatchBody(outcome, version: version)
             return HTTPResponse(
-                status: 200, headers: Self.versionedHeaders(version: version),
-                body: .bytes(try Self.dispatchBody(outcome, version: version)))
+                status: 200, headers: written?.headers ?? Self.versionedHeaders(version: version), body: .bytes(body))
         } catch let problem as Problem {
             return problem.response
         } catch {

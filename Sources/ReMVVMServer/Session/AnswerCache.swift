@@ -1,3 +1,4 @@
+import MicroHTTP
 import ReMVVM
 import Synchronization
 
@@ -63,10 +64,28 @@ final class AnswerCache: Sendable {
         }
     }
 
+    /// The newest patches of each view that has any, in the order the views first changed.
+    ///
+    /// A list, not a dictionary keyed by name: a session has a handful of views, and comparing a short name
+    /// costs less than hashing it, on the path of every long-poll answer.
+    private struct PatchesByView {
+        var entries: [(view: String, patches: Patches)] = []
+
+        var count: Int { entries.reduce(0) { $0 + $1.patches.count } }
+
+        func index(of view: String) -> Int? {
+            entries.firstIndex { $0.view == view }
+        }
+
+        subscript(view: String) -> Patches? {
+            index(of: view).map { entries[$0].patches }
+        }
+    }
+
     /// Most entries kept for one version: distinct cursors and view selections seldom come close.
     private static let capacity = 64
     private let answers = Mutex(Answers())
-    private let patches = Mutex<[String: Patches]>([:])
+    private let patches = Mutex(PatchesByView())
 
     /// The answer cached under `key`, if any; from its second reader on, with a shared response.
     func cached(_ key: Key) -> ChangeFeed.Answer? {
@@ -80,7 +99,17 @@ final class AnswerCache: Sendable {
 
     /// How many patches are kept over all views (for tests).
     var patchCount: Int {
-        patches.withLock { $0.values.reduce(0) { $0 + $1.count } }
+        patches.withLock { $0.count }
+    }
+
+    /// The header fields of the answers cached for `version`, if any: the same as
+    /// ``API/versionedHeaders(version:)`` writes for it, so the dispatch that made the version and woke
+    /// the long-polls answers with them too instead of writing them again.
+    func headers(at version: UInt64) -> (version: String, headers: HTTPHeaders)? {
+        answers.withLock { answers -> (version: String, headers: HTTPHeaders)? in
+            guard answers.to == version, let first = answers.first else { return nil }
+            return (first.answer.version, first.answer.response.headers)
+        }
     }
 
     /// The cached answer for `key`, or the one `build` makes (then cached, unless a later version
@@ -120,14 +149,19 @@ final class AnswerCache: Sendable {
             patch = JSONPatch.diff(from: try old.json(), to: try new.json()).serialized()
         }
         let superseded = patches.withLock { patches -> Patches? in
-            if let kept = patches[new.name] {
-                if kept.to > new.version { return nil }  // A later snapshot came meanwhile: not worth keeping.
-                if kept.to == new.version, kept.count < Self.capacity {
-                    patches[new.name]?.more[old.version] = patch
-                    return nil
-                }
+            let fresh = Patches(to: new.version, first: (old.version, patch))
+            guard let index = patches.index(of: new.name) else {
+                patches.entries.append((new.name, fresh))
+                return nil
             }
-            return patches.updateValue(Patches(to: new.version, first: (old.version, patch)), forKey: new.name)
+            let kept = patches.entries[index].patches
+            if kept.to > new.version { return nil }  // A later snapshot came meanwhile: not worth keeping.
+            if kept.to == new.version, kept.count < Self.capacity {
+                patches.entries[index].patches.more[old.version] = patch
+                return nil
+            }
+            patches.entries[index].patches = fresh
+            return kept
         }
         _ = consume superseded
         return patch

@@ -34,6 +34,8 @@ struct ChangeFeed {
     struct Answer: Sendable {
         let body: [UInt8]
         let to: UInt64
+        /// `to` as written in the body and the `Store-Version` header.
+        let version: String
         /// Whether any watched view changed (false for a timeout answer).
         let hasChanges: Bool
         /// Set when the client must replace its views.
@@ -49,6 +51,7 @@ struct ChangeFeed {
         init(body: [UInt8], to: UInt64, version: String, hasChanges: Bool, reset: ResetReason?) {
             self.body = body
             self.to = to
+            self.version = version
             self.hasChanges = hasChanges
             self.reset = reset
             response = HTTPResponse(status: 200, headers: API.versionedHeaders(version: version), body: .bytes(body))
