@@ -16,7 +16,7 @@ struct ExchangeTests {
         let exchange = Exchange(
             request: request, responder: Responder { _ in }, route: "/v1/sessions/{id}/poll", routeIndex: 3,
             isAPI: true, started: 42, metrics: ServerMetrics(routeLabels: ["a", "b", "c", "d"]),
-            logger: Logger(label: "test"))
+            logger: Logger(label: "test"), logsAnswers: true)
 
         let parked = exchange.parked
 
@@ -30,5 +30,6 @@ struct ExchangeTests {
         #expect(parked.routeIndex == 3)
         #expect(parked.isAPI)
         #expect(parked.started == 42)
+        #expect(parked.logsAnswers)
     }
 }

@@ -20,6 +20,16 @@ struct RequestParsingTests {
         #expect(Cursor(parsing: cursor.description) == cursor)
     }
 
+    /// A cursor is written in one form, whichever it was read from: an answer's `from` is its `since`.
+    @Test(
+        arguments: [
+            ("e.3", "e.3"), ("\"e.3\"", "e.3"), ("W/\"e.3\"", "e.3"), ("e.007", "e.7"), ("e.0", "e.0"),
+            ("e.00", "e.0"),
+        ] as [(String, String)])
+    func aCursorIsWrittenInOneForm(text: String, written: String) throws {
+        #expect(try #require(Cursor(parsing: text)).description == written)
+    }
+
     /// Everything outside `^[A-Za-z0-9_-]{1,64}\.[0-9]{1,19}$` (the OpenAPI `Version`), quotes aside.
     @Test(arguments: [
         "", ".", "a.", ".1", "a.b", "a.+1", "a.-1", "a.1 ", " a.1", "é.1", "a.١", "a b.1", "a.1.", "a\"b.1",

@@ -14,6 +14,8 @@ final class API: HTTPHandler {
     let streams = EventStreams()
     let files: StaticFiles
     let logger: Logger
+    /// Whether `logger` writes a debug line per answer (its level is set once, at start).
+    let logsAnswers: Bool
     /// Reads the transport's gauges for `/metrics` (set once the transport exists).
     let transportGauges: @Sendable () -> [(name: String, help: String, value: Int)]
     /// Where sessions are kept durably; nil keeps them in memory only.
@@ -43,6 +45,7 @@ final class API: HTTPHandler {
         self.configuration = configuration
         self.actions = actions
         self.logger = logger
+        logsAnswers = logger.logLevel <= .debug
         self.transportGauges = transportGauges
         self.durability = durability
         sessions = SessionRegistry(
@@ -59,7 +62,8 @@ final class API: HTTPHandler {
         let route = Route(path: request.path)
         let exchange = Exchange(
             request: request, responder: responder, route: route.label, routeIndex: route.index,
-            isAPI: route != .staticFile, started: MonotonicClock.nanoseconds(), metrics: metrics, logger: logger)
+            isAPI: route != .staticFile, started: MonotonicClock.nanoseconds(), metrics: metrics, logger: logger,
+            logsAnswers: logsAnswers)
         switch route {
         case .health: health(exchange)
         case .metrics: exposeMetrics(exchange)

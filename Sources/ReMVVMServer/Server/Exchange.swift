@@ -14,6 +14,9 @@ struct Exchange: Sendable {
     let started: Int64
     let metrics: ServerMetrics
     let logger: Logger
+    /// Whether `logger` writes debug lines (a line per answer), read once per API rather than from the
+    /// logger's handler on every answer.
+    let logsAnswers: Bool
 
     /// The headers every API answer carries: no MIME sniffing, no caching.
     static let apiHeaders: HTTPHeaders = ["X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"]
@@ -33,10 +36,10 @@ struct Exchange: Sendable {
     /// the time since then to the dispatch latency histogram.
     func sendPrepared(_ response: HTTPResponse, dispatchStarted: Int64? = nil) {
         guard responder.respond(response) else { return }
-        let now = dispatchStarted != nil || logger.logLevel <= .debug ? MonotonicClock.nanoseconds() : 0
+        let now = dispatchStarted != nil || logsAnswers ? MonotonicClock.nanoseconds() : 0
         metrics.record(
             routeIndex: routeIndex, status: response.status, dispatchNanoseconds: dispatchStarted.map { now - $0 })
-        if logger.logLevel <= .debug {
+        if logsAnswers {
             logger.debug(
                 "\(request.method) \(request.path) \(response.status)",
                 metadata: [
@@ -58,6 +61,7 @@ struct Exchange: Sendable {
     var parked: Exchange {
         Exchange(
             request: HTTPRequest(method: request.method, path: request.path), responder: responder, route: route,
-            routeIndex: routeIndex, isAPI: isAPI, started: started, metrics: metrics, logger: logger)
+            routeIndex: routeIndex, isAPI: isAPI, started: started, metrics: metrics, logger: logger,
+            logsAnswers: logsAnswers)
     }
 }

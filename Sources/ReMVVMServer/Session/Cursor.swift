@@ -7,9 +7,19 @@
 package struct Cursor: Equatable, Sendable, CustomStringConvertible {
     package let epoch: String
     package let number: UInt64
+    /// The text the cursor was read from when that is exactly how it is written (no quotes, no leading
+    /// zeros): a long-poll's answer names its `since` as `from`, and need not write it again.
+    private let text: String?
+
+    /// Cursors are equal when they name the same version, however they were spelled.
+    package static func == (lhs: Cursor, rhs: Cursor) -> Bool {
+        lhs.number == rhs.number && lhs.epoch == rhs.epoch
+    }
+
+    package var description: String { text ?? written }
 
     /// Written on the bytes: it runs for every dispatch answer and every poll answer.
-    package var description: String {
+    private var written: String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var start = digits.count
             var rest = number
@@ -33,13 +43,14 @@ package struct Cursor: Equatable, Sendable, CustomStringConvertible {
     /// Exactly what the OpenAPI description's `Version` pattern allows, `^[A-Za-z0-9_-]{1,64}\.[0-9]{1,19}$`:
     /// ASCII only, so that no other spelling (a `+` sign, Unicode digits) names the same cursor.
     package init?(parsing text: String) {
-        var text = text
-        guard let cursor = text.withUTF8({ Self.parse($0) }) else { return nil }
-        self = cursor
+        var bytes = text
+        guard let (cursor, isWritten) = bytes.withUTF8({ Self.parse($0) }) else { return nil }
+        self.init(epoch: cursor.epoch, number: cursor.number, text: isWritten ? text : nil)
     }
 
-    /// The parser itself, on the bytes: it runs for every poll with `since` and every `If-Match`.
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Cursor? {
+    /// The parser itself, on the bytes: it runs for every poll with `since` and every `If-Match`. Also
+    /// tells whether the bytes are the cursor's written form.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (Cursor, isWritten: Bool)? {
         let quote = UInt8(ascii: "\"")
         var start = 0
         var end = bytes.count
@@ -58,7 +69,10 @@ package struct Cursor: Equatable, Sendable, CustomStringConvertible {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
             number = number * 10 + UInt64(digit - UInt8(ascii: "0"))
         }
-        return Cursor(epoch: String(decoding: UnsafeBufferPointer(rebasing: epoch), as: UTF8.self), number: number)
+        let cursor = Cursor(
+            epoch: String(decoding: UnsafeBufferPointer(rebasing: epoch), as: UTF8.self), number: number)
+        let isWritten = start == 0 && end == bytes.count && (digits.count == 1 || digits.first != UInt8(ascii: "0"))
+        return (cursor, isWritten)
     }
 
     private static func isEpochCharacter(_ byte: UInt8) -> Bool {
@@ -79,8 +93,13 @@ package struct Cursor: Equatable, Sendable, CustomStringConvertible {
     }
 
     init(epoch: String, number: UInt64) {
+        self.init(epoch: epoch, number: number, text: nil)
+    }
+
+    private init(epoch: String, number: UInt64, text: String?) {
         self.epoch = epoch
         self.number = number
+        self.text = text
     }
 
     /// The cursor as an ETag value.
