@@ -40,7 +40,8 @@ run_split() {
     fi
     line=$(grep '^RESULT' "$log") || die "the fan-out client failed against $target: $(tail -3 "$log")"
     say "   $target: last answer $(field last_ms "$line") ms; server CPU $(field server_cpu_ms "$line") ms" \
-        "(user $(field server_user_ms "$line"), system $(field server_sys_ms "$line")); client $(field client_cpu_ms "$line") ms"
+        "(user $(field server_user_ms "$line"), system $(field server_sys_ms "$line")); client $(field client_cpu_ms "$line") ms;" \
+        "$(field server_minor_faults "$line") page faults"
     [ "${BENCH_SYSCALLS:-0}" = 1 ] || return 0
     local window
     window=$(awk '/^window:/ { print $3 "," $4 }' "$log")

@@ -214,6 +214,30 @@ static inline long cpu_ticks_split (const char *pids, long *user, long *sys)
   return ut_sum + st_sum;
 }
 
+/* Sum of minor page faults over a comma-separated list of PIDs (all threads); -1 without PIDs. */
+static inline long minor_faults (const char *pids)
+{
+  char list[1024], *tok, *save, path[64], line[2048];
+  long sum = 0;
+  if (NULL == pids || ! *pids) return -1;
+  snprintf (list, sizeof list, "%s", pids);
+  for (tok = strtok_r (list, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
+  {
+    FILE *f;
+    char *p;
+    snprintf (path, sizeof path, "/proc/%s/stat", tok);
+    if (NULL == (f = fopen (path, "r"))) continue;
+    if (fgets (line, sizeof line, f) && NULL != (p = strrchr (line, ')')))
+    {
+      unsigned long minflt = 0;
+      /* after ")": state(3) ... minflt is field 10 */
+      if (1 == sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %lu", &minflt)) sum += (long) minflt;
+    }
+    fclose (f);
+  }
+  return sum;
+}
+
 /* Sum of user+system CPU ticks over a comma-separated list of PIDs (all threads). */
 static inline long cpu_ticks (const char *pids)
 {

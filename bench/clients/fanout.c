@@ -81,7 +81,7 @@ int main (int argc, char **argv)
   struct pub *pubs;
   double *lat, t0, tpub = -1, lastprog, cpu_ms = -1;
   int ep, done = 0, failed = 0, early = 0, non200 = 0, npub, pubdone = 0, pubfail = 0;
-  long rss_before, rss_parked, rss_after, gauge = -1, cpu0, cpu1, user0 = 0, user1 = 0, sys0 = 0, sys1 = 0,
+  long rss_before, rss_parked, rss_after, gauge = -1, faults0, faults1, cpu0, cpu1, user0 = 0, user1 = 0, sys0 = 0, sys1 = 0,
        self0, self1;
   char req[2048];
 
@@ -193,6 +193,7 @@ int main (int argc, char **argv)
     if (0 != epoll_ctl (ep, EPOLL_CTL_ADD, pubs[j].fd, &ev)) die ("epoll_ctl: %s", strerror (errno));
   }
   cpu0 = cpu_ticks_split (pids, &user0, &sys0);
+  faults0 = minor_faults (pids);
   self0 = cpu_ticks ("self");
   t0 = now_ms ();
   for (int j = 0; j < npub; j++)
@@ -264,6 +265,7 @@ int main (int argc, char **argv)
     }
   }
   cpu1 = cpu_ticks_split (pids, &user1, &sys1);
+  faults1 = minor_faults (pids);
   self1 = cpu_ticks ("self");
   if (cpu0 >= 0 && cpu1 >= cpu0) cpu_ms = (double) (cpu1 - cpu0) * 1000.0 / (double) sysconf (_SC_CLK_TCK);
   qsort (lat, (size_t) done, sizeof *lat, cmp_double);
@@ -286,10 +288,11 @@ int main (int argc, char **argv)
           rss_before, rss_parked, rss_after, rss_before > 0 ? (double) (rss_parked - rss_before) / n : -1.0);
   printf ("RESULT last_ms=%.1f p50_ms=%.1f answered=%d expected=%d non200=%d rss_before_kib=%ld "
           "rss_parked_kib=%ld rss_after_kib=%ld dispatch_ms=%.1f server_cpu_ms=%.0f server_user_ms=%.0f "
-          "server_sys_ms=%.0f client_cpu_ms=%.0f\n",
+          "server_sys_ms=%.0f client_cpu_ms=%.0f server_minor_faults=%ld\n",
           done ? lat[done - 1] : -1, percentile (lat, done, 0.5), done, n, non200, rss_before, rss_parked,
           rss_after, tpub, cpu_ms, cpu_ms < 0 ? -1.0 : (double) (user1 - user0) * 1000.0 / (double) sysconf (_SC_CLK_TCK),
           cpu_ms < 0 ? -1.0 : (double) (sys1 - sys0) * 1000.0 / (double) sysconf (_SC_CLK_TCK),
-          (double) (self1 - self0) * 1000.0 / (double) sysconf (_SC_CLK_TCK));
+          (double) (self1 - self0) * 1000.0 / (double) sysconf (_SC_CLK_TCK),
+          faults0 >= 0 && faults1 >= faults0 ? faults1 - faults0 : -1L);
   return done == n && non200 == 0 ? 0 : 3;
 }
