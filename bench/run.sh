@@ -3,10 +3,10 @@
 # in-process benchmark, the C floors and clients, runs every scenario, and prints one table with the
 # server's figures, the floor's from the same run, their ratio and PASS/MISS against the targets. The
 # table is also written to bench/bin/results.md (the source of BENCHMARKS.md's table).
-# usage: bench/run.sh [dispatch] [poll] [sse] [sessions] [inprocess] [durability]   (default: all)
+# usage: bench/run.sh [dispatch] [poll] [repoll] [sse] [sessions] [inprocess] [durability]   (default: all)
 source "$(dirname "$0")/lib.sh"
 
-scenarios=${*:-dispatch poll sse sessions inprocess durability}
+scenarios=${*:-dispatch poll repoll sse sessions inprocess durability}
 need_tools
 build_c
 build_server
@@ -27,6 +27,7 @@ for s in $scenarios; do
     case $s in
         dispatch) cmd=("$BENCH_DIR/dispatch.sh") ;;
         poll) cmd=("$BENCH_DIR/fanout.sh" poll) ;;
+        repoll) cmd=("$BENCH_DIR/repoll.sh") ;;
         sse) cmd=("$BENCH_DIR/fanout.sh" sse) ;;
         sessions) cmd=("$BENCH_DIR/sessions.sh") ;;
         inprocess) cmd=("$BENCH_DIR/inprocess.sh") ;;
