@@ -1,4 +1,5 @@
 import HTTPTestClient
+import MicroHTTP
 import ReMVVM
 import ReMVVMServer
 import Testing
@@ -124,7 +125,9 @@ extension EndToEnd {
             try await withTestServer { server in
                 let api = try server.client()
                 let session = try await api.createSession()
-                let padding = ("X-Padding", String(repeating: "p", count: 6_800))
+                // Within the default connection memory, but leaving the answer too little of it.
+                let memory = HTTPServerConfiguration.defaultConnectionMemoryLimit
+                let padding = ("X-Padding", String(repeating: "p", count: memory - 1_400))
                 let response = try await api.dispatch(session, TestActions.increase, headers: [padding])
                 #expect(response.status == 431)
                 #expect(response.header("Content-Type") == "application/problem+json")

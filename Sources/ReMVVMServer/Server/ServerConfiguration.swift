@@ -18,7 +18,7 @@ public struct ServerConfiguration: Sendable {
     public var connectionTimeout = 60
     /// Per-connection memory (bytes) for a request's head and its answer's header fields; bounds the request head
     /// size (``HTTPServerConfiguration/connectionMemoryLimit``).
-    public var connectionMemory = 8 * 1024
+    public var connectionMemory = HTTPServerConfiguration.defaultConnectionMemoryLimit
     /// The largest request body accepted (413 beyond).
     public var maxBodySize = 1 << 20
     /// Sessions held at once (503 beyond).
