@@ -183,12 +183,13 @@ static inline long rss_kib (const char *pids)
   return found ? sum : -1;
 }
 
-/* User and system CPU ticks summed over a comma-separated list of PIDs (all threads); "self" is this process.
- * Returns user + system, or -1 when the list is empty. */
-static inline long cpu_ticks_split (const char *pids, long *user, long *sys)
+/* Sums two counters of /proc/PID/stat over a comma-separated list of PIDs (all threads): fields first and
+ * second (numbered as in proc(5), both after the command name, first < second) into *a and *b. Returns -1 when
+ * the list is empty, else 0. */
+static inline int proc_stat_sum (const char *pids, int first, int second, long *a, long *b)
 {
   char list[1024], *tok, *save, path[64], line[2048];
-  long ut_sum = 0, st_sum = 0;
+  *a = *b = 0;
   if (NULL == pids || ! *pids) return -1;
   snprintf (list, sizeof list, "%s", pids);
   for (tok = strtok_r (list, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
@@ -199,43 +200,36 @@ static inline long cpu_ticks_split (const char *pids, long *user, long *sys)
     if (NULL == (f = fopen (path, "r"))) continue;
     if (fgets (line, sizeof line, f) && NULL != (p = strrchr (line, ')')))
     {
-      unsigned long ut = 0, st = 0;
-      /* after ")": state(3) ... utime is field 14, stime 15 */
-      if (2 == sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st))
+      /* after ") ": field 3 (the state) onwards, separated by single spaces */
+      char *field = p + 2;
+      for (int n = 3; n <= second && NULL != field; n++)
       {
-        ut_sum += (long) ut;
-        st_sum += (long) st;
+        if (n == first) *a += strtol (field, NULL, 10);
+        if (n == second) *b += strtol (field, NULL, 10);
+        if (NULL != (field = strchr (field, ' '))) field++;
       }
     }
     fclose (f);
   }
-  if (user) *user = ut_sum;
-  if (sys) *sys = st_sum;
-  return ut_sum + st_sum;
+  return 0;
+}
+
+/* User and system CPU ticks summed over a comma-separated list of PIDs (all threads); "self" is this process.
+ * Returns user + system, or -1 when the list is empty. */
+static inline long cpu_ticks_split (const char *pids, long *user, long *sys)
+{
+  long ut, st;
+  if (proc_stat_sum (pids, 14, 15, &ut, &st) < 0) return -1;  /* utime, stime */
+  if (user) *user = ut;
+  if (sys) *sys = st;
+  return ut + st;
 }
 
 /* Sum of minor page faults over a comma-separated list of PIDs (all threads); -1 without PIDs. */
 static inline long minor_faults (const char *pids)
 {
-  char list[1024], *tok, *save, path[64], line[2048];
-  long sum = 0;
-  if (NULL == pids || ! *pids) return -1;
-  snprintf (list, sizeof list, "%s", pids);
-  for (tok = strtok_r (list, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
-  {
-    FILE *f;
-    char *p;
-    snprintf (path, sizeof path, "/proc/%s/stat", tok);
-    if (NULL == (f = fopen (path, "r"))) continue;
-    if (fgets (line, sizeof line, f) && NULL != (p = strrchr (line, ')')))
-    {
-      unsigned long minflt = 0;
-      /* after ")": state(3) ... minflt is field 10 */
-      if (1 == sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %lu", &minflt)) sum += (long) minflt;
-    }
-    fclose (f);
-  }
-  return sum;
+  long minflt, unused;
+  return proc_stat_sum (pids, 10, 11, &minflt, &unused) < 0 ? -1 : minflt;  /* minflt (and cminflt) */
 }
 
 /* Sum of user+system CPU ticks over a comma-separated list of PIDs (all threads). */
