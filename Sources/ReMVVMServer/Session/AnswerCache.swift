@@ -74,7 +74,8 @@ final class AnswerCache: Sendable {
         var count: Int { entries.reduce(0) { $0 + $1.patches.count } }
 
         func index(of view: String) -> Int? {
-            entries.firstIndex { $0.view == view }
+            // Read in place, as the header lookups do: `firstIndex(where:)` would copy every entry it passes.
+            entries.withUnsafeBufferPointer { entries in entries.indices.first { entries[$0].view == view } }
         }
 
         subscript(view: String) -> Patches? {

@@ -44,13 +44,14 @@ package struct Cursor: Equatable, Sendable, CustomStringConvertible {
     /// ASCII only, so that no other spelling (a `+` sign, Unicode digits) names the same cursor.
     package init?(parsing text: String) {
         var bytes = text
-        guard let (cursor, isWritten) = bytes.withUTF8({ Self.parse($0) }) else { return nil }
-        self.init(epoch: cursor.epoch, number: cursor.number, text: isWritten ? text : nil)
+        guard let parsed = bytes.withUTF8({ Self.parse($0) }) else { return nil }
+        self.init(epoch: parsed.epoch, number: parsed.number, text: parsed.isWritten ? text : nil)
     }
 
     /// The parser itself, on the bytes: it runs for every poll with `since` and every `If-Match`. Also
     /// tells whether the bytes are the cursor's written form.
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (Cursor, isWritten: Bool)? {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (epoch: String, number: UInt64, isWritten: Bool)?
+    {
         let quote = UInt8(ascii: "\"")
         var start = 0
         var end = bytes.count
@@ -69,10 +70,8 @@ package struct Cursor: Equatable, Sendable, CustomStringConvertible {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
             number = number * 10 + UInt64(digit - UInt8(ascii: "0"))
         }
-        let cursor = Cursor(
-            epoch: String(decoding: UnsafeBufferPointer(rebasing: epoch), as: UTF8.self), number: number)
         let isWritten = start == 0 && end == bytes.count && (digits.count == 1 || digits.first != UInt8(ascii: "0"))
-        return (cursor, isWritten)
+        return (String(decoding: UnsafeBufferPointer(rebasing: epoch), as: UTF8.self), number, isWritten)
     }
 
     private static func isEpochCharacter(_ byte: UInt8) -> Bool {
