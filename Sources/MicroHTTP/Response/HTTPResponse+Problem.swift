@@ -1,8 +1,9 @@
 extension HTTPResponse {
     /// An RFC 9457 problem response (`application/problem+json`, `type` `about:blank`).
     ///
-    /// The transport answers its own errors (413, 503 while stopping, 404 for a missing file) in this shape so a
-    /// client sees one error format whichever layer produced it.
+    /// The transport answers its own errors (413, 431, 503 while stopping, 404 for a missing file) in this shape so a
+    /// client sees one error format whichever layer produced it, with the header fields every answer of the server
+    /// carries: no MIME sniffing, and no caching (an error is about one request).
     public static func problem(
         status: Int,
         title: String,
@@ -16,6 +17,8 @@ extension HTTPResponse {
         json += "}"
         var allHeaders = headers
         allHeaders["Content-Type"] = "application/problem+json"
+        allHeaders["X-Content-Type-Options"] = "nosniff"
+        allHeaders["Cache-Control"] = "no-store"
         return HTTPResponse(status: status, headers: allHeaders, body: .bytes(Array(json.utf8)))
     }
 

@@ -144,6 +144,8 @@ struct LimitsTests {
                     answered += 1
                 case 431 where response.header("Content-Type") == "application/problem+json":
                     refusedByTheTransport += 1
+                    #expect(response.header("X-Content-Type-Options") == "nosniff")
+                    #expect(response.header("Cache-Control") == "no-store")
                     #expect(response.text.contains("\(HTTPServerConfiguration().connectionMemoryLimit) bytes"))
                 case 431:
                     break

@@ -76,6 +76,15 @@ struct ProblemResponseTests {
             String(decoding: bytes, as: UTF8.self)
                 == #"{"type":"about:blank","title":"Payload Too Large","status":413,"detail":"say \"hi\"\n"}"#)
     }
+
+    /// The transport's own errors carry the header fields every answer of the server carries, once each.
+    @Test func problemsAreNeitherSniffedNorStored() {
+        let response = HTTPResponse.problem(
+            status: 503, title: "Service Unavailable", headers: ["Connection": "close", "Cache-Control": "no-cache"])
+        #expect(response.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(response.headers.values(for: "Cache-Control") == ["no-store"])
+        #expect(response.headers["Connection"] == "close")
+    }
 }
 
 @Suite("Responder without a connection")
