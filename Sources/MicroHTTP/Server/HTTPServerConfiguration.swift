@@ -23,16 +23,17 @@ public struct HTTPServerConfiguration: Sendable {
     ///
     /// It holds the request head, the values parsed out of it and the answer's status line and header fields.
     /// A head that leaves less than 1 KiB of it for the answer is refused unhandled with 431 (``ConnectionMemory``):
-    /// with the default 4.5 KiB, header fields of about 3 KB, or a browser's usual fields with about 1 KB of
-    /// cookies (libmicrohttpd keeps the `Cookie` field twice). libmicrohttpd zeroes the whole pool after every
-    /// answer, so a connection that has been answered once keeps all of it resident: each KiB added here is a KiB
-    /// more per parked long-poll of a client that polls again. Raise it if clients send big cookies; the server
-    /// does not start with less than 4 KiB.
+    /// with the default 8 KiB, a head of about 6 KiB, or a `Cookie` field of about 3 KiB (libmicrohttpd keeps it
+    /// twice). libmicrohttpd zeroes the whole pool after every answer, so a connection that has been answered once
+    /// keeps all of it resident: each KiB here is a KiB per parked long-poll of a client that polls again (11 KiB
+    /// with the default, 7.6 with 4,608 bytes; BENCHMARKS.md, scenario 2b). The server does not start with less
+    /// than 4 KiB.
     public var connectionMemoryLimit: Int = HTTPServerConfiguration.defaultConnectionMemoryLimit
 
-    /// The default pool: small enough that a parked long-poll of a client polling again on its connection stays
-    /// under 8 KiB of RSS (7.6 KiB measured, against 11 KiB with 8 KiB pools; BENCHMARKS.md, scenario 2b).
-    public static let defaultConnectionMemoryLimit = 4608
+    /// The default pool. Smaller pools save memory but move libmicrohttpd 0.9.75's blind spot with them: a URL a
+    /// few hundred bytes short of the pool leaves the connection unanswered until its idle timeout (RELIABILITY.md),
+    /// at about 7.8 KB with 8 KiB and at 4.1-4.5 KB with 4.5 KiB, where generated and real URLs reach.
+    public static let defaultConnectionMemoryLimit = 8192
 
     /// Seconds a connection may sit idle before libmicrohttpd closes it; 0 means never
     /// (`MHD_OPTION_CONNECTION_TIMEOUT`). Parked (suspended) connections never time out.
