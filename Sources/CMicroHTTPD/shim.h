@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <errno.h>
+#include <time.h>
 #include <microhttpd.h>
 
 /** Returned by a content reader at the regular end of a streamed body (the macro is a cast). */
@@ -31,9 +33,10 @@ static const uint64_t CMHD_SIZE_UNKNOWN = MHD_SIZE_UNKNOWN;
 
 /**
  * Starts a daemon: MHD_start_daemon with the access handler, the request-completed
- * callback, the connection callback (NULL for none) and an MHD_OPTION_END-terminated
- * option array (MHD_OPTION_ARRAY), because the variadic original cannot be called from
- * Swift. Returns NULL on failure.
+ * callback, the URI callback (called with each request line, before its header fields),
+ * the connection callback (NULL for none) and an MHD_OPTION_END-terminated option array
+ * (MHD_OPTION_ARRAY), because the variadic original cannot be called from Swift. Returns
+ * NULL on failure.
  */
 static inline struct MHD_Daemon *
 cmhd_start_daemon (unsigned int flags,
@@ -42,12 +45,15 @@ cmhd_start_daemon (unsigned int flags,
                    void *handler_cls,
                    MHD_RequestCompletedCallback completed,
                    void *completed_cls,
+                   void *(*uri_seen) (void *cls, const char *uri, struct MHD_Connection *connection),
+                   void *uri_seen_cls,
                    MHD_NotifyConnectionCallback connection_notified,
                    void *connection_notified_cls,
                    const struct MHD_OptionItem *options)
 {
   return MHD_start_daemon (flags, port, NULL, NULL, handler, handler_cls,
                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                           MHD_OPTION_URI_LOG_CALLBACK, uri_seen, uri_seen_cls,
                            MHD_OPTION_NOTIFY_CONNECTION,
                            connection_notified, connection_notified_cls,
                            MHD_OPTION_ARRAY, options,
@@ -111,6 +117,52 @@ cmhd_connection_socket (struct MHD_Connection *connection)
   const union MHD_ConnectionInfo *info =
     MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CONNECTION_FD);
   return (NULL == info) ? -1 : (int) info->connect_fd;
+}
+
+/**
+ * Writes the current time as an HTTP date ("Thu, 26 Nov 2026 14:50:00 GMT", RFC 9110) into
+ * `buffer` of `capacity` bytes, NUL-terminated; returns its length, 0 if it did not fit.
+ */
+static inline size_t
+cmhd_http_date (char *buffer, size_t capacity)
+{
+  time_t now = time (NULL);
+  struct tm utc;
+  if (NULL == gmtime_r (&now, &utc))
+    return 0;
+  return strftime (buffer, capacity, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+}
+
+/**
+ * Writes a whole answer straight to a connection's socket, past libmicrohttpd, and shuts the
+ * socket down both ways, so that libmicrohttpd sees the end of the connection and closes it.
+ * For requests whose head left the connection's memory pool no room for libmicrohttpd to write
+ * any answer. The socket is new to this answer (libmicrohttpd has written nothing for the
+ * request) and the answer is small, so it fits the socket's send buffer. Returns 1 when every
+ * byte was handed to the kernel.
+ */
+static inline int
+cmhd_connection_answer_and_shut_down (struct MHD_Connection *connection,
+                                      const void *bytes,
+                                      size_t count)
+{
+  int fd = cmhd_connection_socket (connection);
+  if (fd < 0)
+    return 0;
+  size_t sent = 0;
+  while (sent < count)
+  {
+    ssize_t written = send (fd, (const char *) bytes + sent, count - sent,
+                            MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (written > 0)
+      sent += (size_t) written;
+    else if ((written < 0) && (EINTR == errno))
+      continue;
+    else
+      break;
+  }
+  (void) shutdown (fd, SHUT_RDWR);
+  return sent == count;
 }
 
 #endif /* CMICROHTTPD_SHIM_H */

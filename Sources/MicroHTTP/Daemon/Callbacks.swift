@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 
 // libmicrohttpd's callbacks. They are non-isolated free functions (C function pointers capture nothing) that
 // recover their Swift objects from the `void *` closures with `Unmanaged` and hand over at once.
@@ -18,6 +19,7 @@ func mhdAccessHandler(
     guard let closure, let connection, let uploadDataSize, let requestContext else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
     let handle = ConnectionHandle(pointer: connection)
+    if requestContext.pointee == DirectAnswer.mark { return .NO }
     guard let existing = requestContext.pointee else {
         // First call, head only: set up the context. Answering here would cost keep-alive (libmicrohttpd then
         // adds `Connection: close`), so only an oversized declared body is answered right away.
@@ -35,6 +37,19 @@ func mhdAccessHandler(
     return core.continueRequest(responder, on: handle, url: url, method: method, version: version)
 }
 
+/// The URI callback (`MHD_OPTION_URI_LOG_CALLBACK`), called with each request line before its header fields are
+/// read. Its result is the request's first context: `nil`, or ``DirectAnswer/mark`` for a URL too long to leave
+/// the connection's memory room for an answer, which is answered here.
+func mhdURISeen(
+    _ closure: UnsafeMutableRawPointer?,
+    _ uri: UnsafePointer<CChar>?,
+    _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard let closure, let uri, let connection else { return nil }
+    let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
+    return core.screenURL(length: strlen(uri), on: ConnectionHandle(pointer: connection))
+}
+
 /// The request-completed callback (`MHD_OPTION_NOTIFY_COMPLETED`): the one place the transport's reference to a
 /// request's responder is released.
 func mhdRequestCompleted(
@@ -45,6 +60,7 @@ func mhdRequestCompleted(
 ) {
     guard let closure, let requestContext, let existing = requestContext.pointee else { return }
     requestContext.pointee = nil
+    guard existing != DirectAnswer.mark else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
     core.endRequest(Unmanaged<Responder>.fromOpaque(existing).takeRetainedValue())
 }

@@ -74,7 +74,7 @@ enum DaemonStarter {
             options.append(item(.END, 0))
             return options.withUnsafeBufferPointer { buffer in
                 cmhd_start_daemon(
-                    flags, configuration.port, mhdAccessHandler, core, mhdRequestCompleted, core,
+                    flags, configuration.port, mhdAccessHandler, core, mhdRequestCompleted, core, mhdURISeen, core,
                     pinsWorkers ? mhdConnectionNotified : nil, core, buffer.baseAddress)
             }
         }

@@ -22,6 +22,11 @@ struct ConnectionMemory: Sendable {
     /// The pool's size in bytes.
     let limit: Int
 
+    /// The longest URL a request may have: the rest of the pool is the answer's room. libmicrohttpd reads the
+    /// request line into the pool before the header fields, and a URL much longer leaves it no room for an
+    /// answer, its own 414 or 431 included.
+    var longestURL: Int { limit - Self.answerRoom }
+
     /// The pool bytes a head takes: the head as received (request line and header fields), an entry per parsed
     /// value, and libmicrohttpd's copy of the `Cookie` field, which it parses into cookies.
     static func headUse(headBytes: Int, values: Int, cookieFieldBytes: Int) -> Int {

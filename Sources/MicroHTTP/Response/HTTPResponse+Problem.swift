@@ -47,6 +47,16 @@ extension HTTPResponse {
         )
     }
 
+    /// The transport's answer to a URL longer than `longest` bytes (``ConnectionMemory/longestURL``); the request
+    /// is not handled.
+    static func uriTooLong(longest: Int) -> HTTPResponse {
+        problem(
+            status: 414,
+            title: "URI Too Long",
+            detail: "the request's URL is longer than the \(longest) bytes the connection's memory leaves it"
+        )
+    }
+
     /// Quotes `text` as a JSON string literal (RFC 8259 escapes), avoiding a Foundation round trip.
     static func jsonString(_ text: String) -> String {
         var out = "\""

@@ -1,14 +1,23 @@
 import CMicroHTTPD
 
 extension ServerCore {
+    /// The request line, before the header fields: a URL that leaves the connection's memory no room for an
+    /// answer gets a 414 problem written past libmicrohttpd, which could write none (``DirectAnswer``).
+    func screenURL(length: Int, on connection: ConnectionHandle) -> UnsafeMutableRawPointer? {
+        let memory = ConnectionMemory(limit: configuration.connectionMemoryLimit)
+        guard length > memory.longestURL else { return nil }
+        DirectAnswer.send(.uriTooLong(longest: memory.longestURL), on: connection)
+        return DirectAnswer.mark
+    }
+
     /// The first access-handler call, with the head complete: answers at once, unhandled, a head that leaves no
     /// room for an answer (431) and a declared body that is already too large (413).
     func beginRequest(_ responder: Responder, on connection: ConnectionHandle) -> MHD_Result {
         guard ConnectionMemory(limit: configuration.connectionMemoryLimit).leavesRoomForAnswer(on: connection) else {
-            // Handled, its answer might not fit the pool, and libmicrohttpd would then drop it unsent.
+            // Not handled: libmicrohttpd might find no room for the answer's head, so it goes past it.
             responder.context.isDispatched = true
-            return ResponseSender.send(
-                .requestHeadTooLarge(memory: configuration.connectionMemoryLimit), on: connection, core: self)
+            DirectAnswer.send(.requestHeadTooLarge(memory: configuration.connectionMemoryLimit), on: connection)
+            return .NO
         }
         guard let declared = RequestReader.declaredContentLength(of: connection) else { return .YES }
         guard declared > UInt64(configuration.maxBodySize) else {

@@ -1,6 +1,7 @@
 import HTTPTestClient
-import MicroHTTP
 import Testing
+
+@testable import MicroHTTP
 
 @Suite("Limits and hostile input")
 struct LimitsTests {
@@ -113,32 +114,33 @@ struct LimitsTests {
     }
 
     /// libmicrohttpd accepts a head that only just fits the connection's memory, and then has no room for the
-    /// answer: it used to close the connection after the handler ran, so an applied action went unanswered.
-    /// Across head sizes up to and past the limit, every handled request is answered; the others get a 431
-    /// (the transport's problem, or libmicrohttpd's own past the limit) or, within an answer's size of the
-    /// limit, a closed connection, and none of those is handled. The sizes run around the default memory's limit
-    /// (a `Cookie` field counts about twice).
+    /// answer: it used to close the connection after the handler ran, so an applied action went unanswered, and
+    /// later closed such requests unhandled and unanswered. Across head sizes up to and past the limit, every
+    /// request is now answered: handled (200), or a 431, the transport's problem (written past libmicrohttpd when
+    /// the pool has no room) or libmicrohttpd's own past the limit, and none of those is handled. The sizes run
+    /// around the default memory's limit and the 4.5 KiB pool's (a `Cookie` field counts about twice).
     @Test(arguments: [
-        ("X-Pad", "", (defaultMemory - 2_600)...(defaultMemory + 200)),
-        ("Cookie", "c=", (defaultMemory / 2 - 1_700)...(defaultMemory / 2 + 300)),
+        (defaultMemory, "X-Pad", "", (defaultMemory - 2_600)...(defaultMemory + 200)),
+        (defaultMemory, "Cookie", "c=", (defaultMemory / 2 - 1_700)...(defaultMemory / 2 + 300)),
+        (4608, "X-Pad", "", (4608 - 2_600)...(4608 + 200)),
     ])
-    func everyHandledRequestIsAnsweredWhateverItsHeadSize(field: String, prefix: String, sizes: ClosedRange<Int>)
+    func everyRequestIsAnsweredWhateverItsHeadSize(memory: Int, field: String, prefix: String, sizes: ClosedRange<Int>)
         throws
     {
         let handled = Shared(0)
-        try withServer(handler: { _, responder in
-            handled.update { $0 += 1 }
-            responder.respond(.text("applied"))
-        }) { server in
+        try withServer(
+            { $0.connectionMemoryLimit = memory },
+            handler: { _, responder in
+                handled.update { $0 += 1 }
+                responder.respond(.text("applied"))
+            }
+        ) { server in
             var answered = 0
             var refusedByTheTransport = 0
             for size in stride(from: sizes.lowerBound, through: sizes.upperBound, by: 16) {
                 let value = prefix + String(repeating: "v", count: size)
                 let client = try TestHTTPClient(port: server.port)
-                guard
-                    let response = try? client.request(
-                        "POST", "/action", headers: [(field, value)], body: Array("{}".utf8))
-                else { continue }
+                let response = try client.request("POST", "/action", headers: [(field, value)], body: Array("{}".utf8))
                 switch response.status {
                 case 200:
                     answered += 1
@@ -146,7 +148,8 @@ struct LimitsTests {
                     refusedByTheTransport += 1
                     #expect(response.header("X-Content-Type-Options") == "nosniff")
                     #expect(response.header("Cache-Control") == "no-store")
-                    #expect(response.text.contains("\(HTTPServerConfiguration().connectionMemoryLimit) bytes"))
+                    #expect(response.header("Connection") == "close")
+                    #expect(response.text.contains("\(memory) bytes"))
                 case 431:
                     break
                 default:
@@ -156,6 +159,52 @@ struct LimitsTests {
             #expect(handled.value == answered)
             #expect(answered > 0)
             #expect(refusedByTheTransport > 0)
+        }
+    }
+
+    /// libmicrohttpd reads the request line into the connection's memory before the header fields, and a URL that
+    /// nearly fills it left no room for any answer: the connection waited for its idle timeout. Every URL length,
+    /// up to and past the memory, is answered well before that timeout: handled, or a 431 or 414 problem, or
+    /// libmicrohttpd's own 414 for a URL past the memory.
+    @Test(arguments: [defaultMemory, 4608])
+    func everyURLLengthIsAnswered(memory: Int) throws {
+        let longest = ConnectionMemory(limit: memory).longestURL
+        let handled = Shared(0)
+        try withServer(
+            { $0.connectionMemoryLimit = memory },
+            handler: { _, responder in
+                handled.update { $0 += 1 }
+                responder.respond(.text("applied"))
+            }
+        ) { server in
+            var statuses: [Int: Int] = [:]
+            var problems = 0
+            for length in stride(from: longest - 1_500, through: memory + 300, by: 20) {
+                let path = "/q?x=" + String(repeating: "a", count: length - 5)
+                let client = try TestHTTPClient(port: server.port, timeout: .seconds(10))
+                let response = try client.request("GET", path)
+                statuses[response.status, default: 0] += 1
+                switch response.status {
+                case 200:
+                    #expect(length <= longest)
+                case 414:
+                    #expect(length > longest)
+                    #expect(response.header("Connection") == "close")
+                    if response.header("Content-Type") == "application/problem+json" {
+                        problems += 1
+                        #expect(response.text.contains("\(longest) bytes"))
+                    }
+                case 431:
+                    #expect(response.header("Connection") == "close")
+                default:
+                    Issue.record("URL of \(length) bytes: status \(response.status)")
+                }
+            }
+            #expect(handled.value == statuses[200])
+            #expect(statuses[200, default: 0] > 0)
+            #expect(problems > 0)
+            let next = try TestHTTPClient(port: server.port)
+            #expect(try next.request("GET", "/after").status == 200)
         }
     }
 
