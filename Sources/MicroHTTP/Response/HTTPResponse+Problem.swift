@@ -42,8 +42,8 @@ extension HTTPResponse {
         problem(
             status: 431,
             title: "Request Header Fields Too Large",
-            detail: "the request's header fields leave too little of the connection's \(memory) bytes for an answer; "
-                + "send fewer or shorter fields (cookies count about twice)"
+            detail: "the request's URL and header fields leave too little of the connection's \(memory) bytes for an "
+                + "answer; send a shorter URL or fewer or shorter fields (cookies count about twice)"
         )
     }
 

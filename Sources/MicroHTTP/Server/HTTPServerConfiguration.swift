@@ -22,18 +22,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// Bytes of libmicrohttpd memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`).
     ///
     /// It holds the request head, the values parsed out of it and the answer's status line and header fields.
-    /// A head that leaves less than 1 KiB of it for the answer is refused unhandled with 431 (``ConnectionMemory``):
-    /// with the default 8 KiB, a head of about 6 KiB, or a `Cookie` field of about 3 KiB (libmicrohttpd keeps it
-    /// twice). libmicrohttpd zeroes the whole pool after every answer, so a connection that has been answered once
-    /// keeps all of it resident: each KiB here is a KiB per parked long-poll of a client that polls again (11 KiB
-    /// with the default, 7.6 with 4,608 bytes; BENCHMARKS.md, scenario 2b). The server does not start with less
-    /// than 4 KiB.
+    /// A URL longer than the pool less 1 KiB is refused with 414, and a head that leaves less than 1 KiB for the
+    /// answer with 431, both unhandled (``ConnectionMemory``): with the default 4.5 KiB, URLs over 3,584 bytes, and
+    /// header fields over about 3 KB or a `Cookie` field over about 1.5 KB (libmicrohttpd keeps it twice).
+    /// libmicrohttpd zeroes the whole pool after every answer, so a connection that has been answered once keeps
+    /// all of it resident: each KiB here is a KiB per parked long-poll of a client that polls again (7.6 KiB with
+    /// the default, 11 KiB with 8,192 bytes; BENCHMARKS.md, scenario 2b). The server does not start with less than
+    /// 4 KiB.
     public var connectionMemoryLimit: Int = HTTPServerConfiguration.defaultConnectionMemoryLimit
 
-    /// The default pool. Smaller pools save memory but move libmicrohttpd 0.9.75's blind spot with them: a URL a
-    /// few hundred bytes short of the pool leaves the connection unanswered until its idle timeout (RELIABILITY.md),
-    /// at about 7.8 KB with 8 KiB and at 4.1-4.5 KB with 4.5 KiB, where generated and real URLs reach.
-    public static let defaultConnectionMemoryLimit = 8192
+    /// The default pool: it keeps a long-poll parked again on its connection under 8 KiB of resident memory (5 KiB
+    /// would not: 8.1), and leaves room for the heads browsers send.
+    public static let defaultConnectionMemoryLimit = 4608
 
     /// Seconds a connection may sit idle before libmicrohttpd closes it; 0 means never
     /// (`MHD_OPTION_CONNECTION_TIMEOUT`). Parked (suspended) connections never time out.

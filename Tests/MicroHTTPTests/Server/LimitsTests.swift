@@ -118,11 +118,11 @@ struct LimitsTests {
     /// later closed such requests unhandled and unanswered. Across head sizes up to and past the limit, every
     /// request is now answered: handled (200), or a 431, the transport's problem (written past libmicrohttpd when
     /// the pool has no room) or libmicrohttpd's own past the limit, and none of those is handled. The sizes run
-    /// around the default memory's limit and the 4.5 KiB pool's (a `Cookie` field counts about twice).
+    /// around the default memory's limit and an 8 KiB pool's (a `Cookie` field counts about twice).
     @Test(arguments: [
         (defaultMemory, "X-Pad", "", (defaultMemory - 2_600)...(defaultMemory + 200)),
         (defaultMemory, "Cookie", "c=", (defaultMemory / 2 - 1_700)...(defaultMemory / 2 + 300)),
-        (4608, "X-Pad", "", (4608 - 2_600)...(4608 + 200)),
+        (8192, "X-Pad", "", (8192 - 2_600)...(8192 + 200)),
     ])
     func everyRequestIsAnsweredWhateverItsHeadSize(memory: Int, field: String, prefix: String, sizes: ClosedRange<Int>)
         throws
@@ -166,7 +166,7 @@ struct LimitsTests {
     /// nearly fills it left no room for any answer: the connection waited for its idle timeout. Every URL length,
     /// up to and past the memory, is answered well before that timeout: handled, or a 431 or 414 problem, or
     /// libmicrohttpd's own 414 for a URL past the memory.
-    @Test(arguments: [defaultMemory, 4608])
+    @Test(arguments: [defaultMemory, 8192])
     func everyURLLengthIsAnswered(memory: Int) throws {
         let longest = ConnectionMemory(limit: memory).longestURL
         let handled = Shared(0)
