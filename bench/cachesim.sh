@@ -6,7 +6,8 @@
 # change, the instructions and the last-level read and write misses of remvvm-server and of the C floor set up
 # as ours, then ours' functions by last-level read misses. The counts do not depend on the host's load, which
 # the timings of this shared machine do; but the simulated cache is not this host's, so a change in misses is
-# a lead to measure with bench/ab.sh, not a result (BENCHMARKS.md, "This round").
+# a lead to measure with bench/ab.sh, not a result (BENCHMARKS.md, the round "each worker woken once per
+# resume batch").
 # usage: bench/cachesim.sh [SERVER_BINARY]   (about 3 minutes at 10,000; valgrind slows each server 30-80x)
 source "$(dirname "$0")/lib.sh"
 

@@ -9,7 +9,7 @@
 # server; the same client (bench/clients/fanout.c, a separate process) drives remvvm-server, the C floor
 # (bench/floor/floor_fanout.c: suspend/resume and nothing else) and nginx+nchan when installed. The
 # long-polls also run against the floor set up as remvvm-server sets up libmicrohttpd (`floor_fanout ...
-# tuned`: an 8 KiB pool per connection, resumes paced by the same rule), which is what libmicrohttpd alone
+# tuned`: a 4.5 KiB pool per connection, resumes paced by the same rule), which is what libmicrohttpd alone
 # costs at its best; it has no target. Medians of BENCH_REPEAT runs.
 source "$(dirname "$0")/lib.sh"
 

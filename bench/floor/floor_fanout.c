@@ -8,7 +8,7 @@
  *   GET  /healthz                  200
  * Same daemon mode as remvvm-server (internal polling thread, epoll, suspend/resume, thread pool).
  * usage: floor_fanout PORT [THREADS] [CONNECTION_LIMIT] [tuned]
- *   tuned: libmicrohttpd as remvvm-server sets it up: an 8 KiB pool per connection (instead of the default
+ *   tuned: libmicrohttpd as remvvm-server sets it up: a 4.5 KiB pool per connection (instead of the default
  *          32 KiB) and resumes made by one thread of their own, paced by remvvm-server's rule (after every
  *          batch, wait 800 ns per suspended connection, at most 8 ms, unless a fortieth of them is pending),
  *          so that resumes share libmicrohttpd's walk of its suspended connections, and each worker woken
@@ -16,7 +16,8 @@
  *          defines write, which holds back the resume thread's eventfd wake-ups until the batch ends).
  *          What libmicrohttpd alone costs at its best.
  * FLOOR_TOUCH_LINES=N (environment): each publish also touches N random cache lines of a 256 MiB buffer, a
- * stand-in for the memory a real server's change touches cold (BENCHMARKS.md, "This round").
+ * stand-in for the memory a real server's change touches cold (BENCHMARKS.md, the round "each worker
+ * woken once per resume batch").
  */
 #define _GNU_SOURCE
 #include <microhttpd.h>
@@ -459,7 +460,7 @@ main (int argc, char **argv)
                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) 0,
                         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int) 4096,
                         MHD_OPTION_NOTIFY_COMPLETED, &on_completed, NULL,
-                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) (tuned ? 8192 : 32768),
+                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) (tuned ? 4608 : 32768),
                         MHD_OPTION_END);
   if (NULL == d) { fprintf (stderr, "floor_fanout: MHD_start_daemon failed on 127.0.0.1:%u\n", port); return 1; }
   printf ("floor_fanout 127.0.0.1:%u threads=%u limit=%u%s (libmicrohttpd %s)\n", port, threads, limit,
