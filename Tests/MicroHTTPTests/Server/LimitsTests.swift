@@ -127,14 +127,7 @@ struct LimitsTests {
     func everyRequestIsAnsweredWhateverItsHeadSize(memory: Int, field: String, prefix: String, sizes: ClosedRange<Int>)
         throws
     {
-        let handled = Shared(0)
-        try withServer(
-            { $0.connectionMemoryLimit = memory },
-            handler: { _, responder in
-                handled.update { $0 += 1 }
-                responder.respond(.text("applied"))
-            }
-        ) { server in
+        try withCountingServer(memory: memory) { server, handled in
             var answered = 0
             var refusedByTheTransport = 0
             for size in stride(from: sizes.lowerBound, through: sizes.upperBound, by: 16) {
@@ -169,14 +162,7 @@ struct LimitsTests {
     @Test(arguments: [defaultMemory, 8192])
     func everyURLLengthIsAnswered(memory: Int) throws {
         let longest = ConnectionMemory(limit: memory).longestURL
-        let handled = Shared(0)
-        try withServer(
-            { $0.connectionMemoryLimit = memory },
-            handler: { _, responder in
-                handled.update { $0 += 1 }
-                responder.respond(.text("applied"))
-            }
-        ) { server in
+        try withCountingServer(memory: memory) { server, handled in
             var statuses: [Int: Int] = [:]
             var problems = 0
             for length in stride(from: longest - 1_500, through: memory + 300, by: 20) {
@@ -206,6 +192,18 @@ struct LimitsTests {
             let next = try TestHTTPClient(port: server.port)
             #expect(try next.request("GET", "/after").status == 200)
         }
+    }
+
+    /// A server with `memory` bytes per connection that answers every request it handles with 200, counting them.
+    private func withCountingServer(memory: Int, _ body: (HTTPServer, Shared<Int>) throws -> Void) throws {
+        let handled = Shared(0)
+        try withServer(
+            { $0.connectionMemoryLimit = memory },
+            handler: { _, responder in
+                handled.update { $0 += 1 }
+                responder.respond(.text("applied"))
+            }
+        ) { server in try body(server, handled) }
     }
 
     /// libmicrohttpd 0.9.75 sometimes misses the end of stream of a client that leaves mid-request; the idle
