@@ -4,10 +4,12 @@ import CMicroHTTPD
 /// answer can still be written.
 ///
 /// libmicrohttpd keeps a request's head, the values it parses out of it and the answer's status line and header
-/// fields in one fixed pool per connection (``HTTPServerConfiguration/connectionMemoryLimit``). It refuses a head
-/// that does not fit the pool (431), but one that only just fits leaves too little for the answer: libmicrohttpd
-/// then closes the connection after the handler ran, and the client never learns that its action was applied.
-/// Such a request is refused before its handler instead, with a 431 problem while one still fits.
+/// fields in one fixed pool per connection (``HTTPServerConfiguration/connectionMemoryLimit``). A head that only
+/// just fits leaves too little for any answer: libmicrohttpd would close the connection after the handler ran, so
+/// the client never learned that its action was applied, or, for a long URL, leave it unanswered until its idle
+/// timeout. Such requests are refused unhandled instead, a URL longer than ``longestURL`` with 414 as soon as the
+/// request line is read and a head that leaves less than ``answerRoom`` with 431 before the handler, both written
+/// past libmicrohttpd (``DirectAnswer``).
 struct ConnectionMemory: Sendable {
     /// Pool bytes per parsed value (header field, cookie or query argument): libmicrohttpd 0.9.75's entry of
     /// seven words, rounded up to its 16-byte alignment.

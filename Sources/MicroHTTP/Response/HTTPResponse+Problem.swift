@@ -1,7 +1,7 @@
 extension HTTPResponse {
     /// An RFC 9457 problem response (`application/problem+json`, `type` `about:blank`).
     ///
-    /// The transport answers its own errors (413, 431, 503 while stopping, 404 for a missing file) in this shape so a
+    /// The transport answers its own errors (413, 414, 431, 503 while stopping, 404 for a missing file) in this shape so a
     /// client sees one error format whichever layer produced it, with the header fields every answer of the server
     /// carries: no MIME sniffing, and no caching (an error is about one request).
     public static func problem(

@@ -14,8 +14,8 @@ extension ServerCore {
     /// room for an answer (431) and a declared body that is already too large (413).
     func beginRequest(_ responder: Responder, on connection: ConnectionHandle) -> MHD_Result {
         guard ConnectionMemory(limit: configuration.connectionMemoryLimit).leavesRoomForAnswer(on: connection) else {
-            // Not handled: libmicrohttpd might find no room for the answer's head, so it goes past it.
-            responder.context.isDispatched = true
+            // Not handled: libmicrohttpd might find no room for the answer's head, so it goes past it, and the
+            // connection closes.
             DirectAnswer.send(.requestHeadTooLarge(memory: configuration.connectionMemoryLimit), on: connection)
             return .NO
         }
