@@ -2,7 +2,10 @@
 # Where the many-session fan-out's CPU goes, by kind: one long-poll on each of BENCH_FANOUT_N sessions, each
 # changed by a dispatch of its own (scenario 2's second case), against remvvm-server, nginx+nchan (when
 # installed) and the floor set up as ours, in turns, BENCH_REPEAT rounds. Prints, per run, the last answer and
-# the server's CPU split into user and system time, with the client's own CPU, all over the client's window.
+# the server's CPU split into user and system time, with the client's own CPU, all over the client's window,
+# and where the whole machine's time went over that window: user, system, interrupts (the loopback network's
+# softirq work, which the kernel charges to no process, so the processes' figures leave it out), idle and
+# stolen.
 # With BENCH_SYSCALLS=1 each run is also recorded (`perf record -e raw_syscalls:sys_enter -e
 # sched:sched_switch`, cut to the window) and the system calls per change are listed by number.
 # Give several server builds to compare them in turns instead of the three targets (an `LD_PRELOAD` or an
@@ -42,6 +45,10 @@ run_split() {
     say "   $target: last answer $(field last_ms "$line") ms; server CPU $(field server_cpu_ms "$line") ms" \
         "(user $(field server_user_ms "$line"), system $(field server_sys_ms "$line")); client $(field client_cpu_ms "$line") ms;" \
         "$(field server_minor_faults "$line") page faults"
+    say "      the machine over the window: user $(field machine_user_ms "$line"), system $(field machine_sys_ms "$line")," \
+        "interrupts $(field machine_irq_ms "$line"), idle $(field machine_idle_ms "$line"), stolen" \
+        "$(field machine_steal_ms "$line") ms of its $(nproc) CPUs' $(awk -v l="$(field last_ms "$line")" -v c="$(nproc)" \
+            'BEGIN { printf "%.0f", l * c }') ms"
     [ "${BENCH_SYSCALLS:-0}" = 1 ] || return 0
     local window
     window=$(awk '/^window:/ { print $3 "," $4 }' "$log")

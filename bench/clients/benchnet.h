@@ -183,6 +183,27 @@ static inline long rss_kib (const char *pids)
   return found ? sum : -1;
 }
 
+/* The whole machine's CPU time so far, in clock ticks summed over every CPU (the first line of /proc/stat),
+ * folded into five kinds: [0] user (with nice), [1] system, [2] interrupts (irq and softirq: the kernel's
+ * network work, which with IRQ time accounting is charged to no process), [3] idle (with iowait) and [4] time
+ * stolen by the hypervisor. Returns 0, or -1 when it cannot be read. */
+static inline int machine_ticks (long kinds[5])
+{
+  long user = 0, nice = 0, sys = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  FILE *f = fopen ("/proc/stat", "r");
+  int read;
+  if (NULL == f) return -1;
+  read = fscanf (f, "cpu %ld %ld %ld %ld %ld %ld %ld %ld", &user, &nice, &sys, &idle, &iowait, &irq, &softirq, &steal);
+  fclose (f);
+  if (read < 8) return -1;
+  kinds[0] = user + nice;
+  kinds[1] = sys;
+  kinds[2] = irq + softirq;
+  kinds[3] = idle + iowait;
+  kinds[4] = steal;
+  return 0;
+}
+
 /* Sums two counters of /proc/PID/stat over a comma-separated list of PIDs (all threads): fields first and
  * second (numbered as in proc(5), both after the command name, first < second) into *a and *b. Returns -1 when
  * the list is empty, else 0. */

@@ -8,7 +8,8 @@
  * Requests carry "Authorization: Bearer {token}"; sessions come from a file of "id token version" lines
  * (see mksessions). It also samples the servers' RSS (from /proc) before, while parked and after, and their
  * CPU time (user + system, all threads) from the first dispatch to the last answer, also split into user and
- * system time, and the client's own CPU time over the same window.
+ * system time, the client's own CPU time and the whole machine's (user, system, interrupts, idle, stolen) over
+ * the same window.
  * usage: fanout poll|sse PORT SESSIONS N one|many [options]
  *   --ready PATH KEY   a gauge of parked subscribers: GET PATH, the number after KEY (else: wait until
  *                      the servers' CPU goes quiet)
@@ -35,6 +36,12 @@ static const char *sse_ready = "event: snapshot", *sse_event = "event: patch";
 static struct session *sessions;
 static int nsessions;
 static const char body[] = "{\"type\":\"counter/increase\"}";
+
+/* Milliseconds of the machine's CPU time of one kind (see machine_ticks) between two readings; -1 if unread. */
+static double machine_ms (int ok, const long *before, const long *after, int kind)
+{
+  return ok ? (double) (after[kind] - before[kind]) * 1000.0 / (double) sysconf (_SC_CLK_TCK) : -1.0;
+}
 
 static long parked_gauge (void) { return ready_path ? http_gauge (port, ready_path, ready_key) : -1; }
 
@@ -82,7 +89,8 @@ int main (int argc, char **argv)
   double *lat, t0, tpub = -1, lastprog, cpu_ms = -1;
   int ep, done = 0, failed = 0, early = 0, non200 = 0, npub, pubdone = 0, pubfail = 0;
   long rss_before, rss_parked, rss_after, gauge = -1, faults0, faults1, cpu0, cpu1, user0 = 0, user1 = 0, sys0 = 0, sys1 = 0,
-       self0, self1;
+       self0, self1, machine0[5], machine1[5];
+  int machine_ok;
   char req[2048];
 
   if (argc < 6) die ("usage: %s poll|sse PORT SESSIONS N one|many [--ready PATH KEY] [--pids LIST] "
@@ -195,6 +203,7 @@ int main (int argc, char **argv)
   cpu0 = cpu_ticks_split (pids, &user0, &sys0);
   faults0 = minor_faults (pids);
   self0 = cpu_ticks ("self");
+  machine_ok = 0 == machine_ticks (machine0);
   t0 = now_ms ();
   for (int j = 0; j < npub; j++)
   {
@@ -267,6 +276,7 @@ int main (int argc, char **argv)
   cpu1 = cpu_ticks_split (pids, &user1, &sys1);
   faults1 = minor_faults (pids);
   self1 = cpu_ticks ("self");
+  machine_ok = machine_ok && 0 == machine_ticks (machine1);
   if (cpu0 >= 0 && cpu1 >= cpu0) cpu_ms = (double) (cpu1 - cpu0) * 1000.0 / (double) sysconf (_SC_CLK_TCK);
   qsort (lat, (size_t) done, sizeof *lat, cmp_double);
   printf ("fanout %s N=%d mode=%s: answered=%d (non-200: %d) failed=%d early=%d | first=%.1f p50=%.1f p99=%.1f "
@@ -288,11 +298,14 @@ int main (int argc, char **argv)
           rss_before, rss_parked, rss_after, rss_before > 0 ? (double) (rss_parked - rss_before) / n : -1.0);
   printf ("RESULT last_ms=%.1f p50_ms=%.1f answered=%d expected=%d non200=%d rss_before_kib=%ld "
           "rss_parked_kib=%ld rss_after_kib=%ld dispatch_ms=%.1f server_cpu_ms=%.0f server_user_ms=%.0f "
-          "server_sys_ms=%.0f client_cpu_ms=%.0f server_minor_faults=%ld\n",
+          "server_sys_ms=%.0f client_cpu_ms=%.0f server_minor_faults=%ld machine_user_ms=%.0f machine_sys_ms=%.0f "
+          "machine_irq_ms=%.0f machine_idle_ms=%.0f machine_steal_ms=%.0f\n",
           done ? lat[done - 1] : -1, percentile (lat, done, 0.5), done, n, non200, rss_before, rss_parked,
           rss_after, tpub, cpu_ms, cpu_ms < 0 ? -1.0 : (double) (user1 - user0) * 1000.0 / (double) sysconf (_SC_CLK_TCK),
           cpu_ms < 0 ? -1.0 : (double) (sys1 - sys0) * 1000.0 / (double) sysconf (_SC_CLK_TCK),
           (double) (self1 - self0) * 1000.0 / (double) sysconf (_SC_CLK_TCK),
-          faults0 >= 0 && faults1 >= faults0 ? faults1 - faults0 : -1L);
+          faults0 >= 0 && faults1 >= faults0 ? faults1 - faults0 : -1L, machine_ms (machine_ok, machine0, machine1, 0),
+          machine_ms (machine_ok, machine0, machine1, 1), machine_ms (machine_ok, machine0, machine1, 2),
+          machine_ms (machine_ok, machine0, machine1, 3), machine_ms (machine_ok, machine0, machine1, 4));
   return done == n && non200 == 0 ? 0 : 3;
 }
