@@ -5,10 +5,11 @@
 #   sse : BENCH_FANOUT_N event streams on one session, one dispatch.
 # Reported: the time from the (first) dispatch until the last subscriber has its answer, the server's CPU
 # time over that window per subscriber (informative: the CPU a change costs, less noisy than the wall
-# time on a shared machine), and the server's RSS before, while parked and after. Each run gets a fresh
-# server; the same client (bench/clients/fanout.c, a separate process) drives remvvm-server, the C floor
-# (bench/floor/floor_fanout.c: suspend/resume and nothing else) and nginx+nchan when installed. The
-# long-polls also run against the floor set up as remvvm-server sets up libmicrohttpd (`floor_fanout ...
+# time on a shared machine), the whole machine's busy time over that window per subscriber (the client's and
+# the kernel's interrupt work included, which no process is charged for), and the server's RSS before, while
+# parked and after. Each run gets a fresh server; the same client (bench/clients/fanout.c, a separate
+# process) drives remvvm-server, the C floor (bench/floor/floor_fanout.c: suspend/resume and nothing else)
+# and nginx+nchan when installed. The long-polls also run against the floor set up as remvvm-server sets up libmicrohttpd (`floor_fanout ...
 # tuned`: a 4.5 KiB pool per connection, resumes paced by the same rule), which is what libmicrohttpd alone
 # costs at its best; it has no target. Medians of BENCH_REPEAT runs.
 source "$(dirname "$0")/lib.sh"
@@ -47,7 +48,7 @@ run_one() {
 
 targets="floor ours"
 [ "$nchan" = 1 ] && targets="floor ours nchan"
-declare -A last perkib before parked after bad cpu
+declare -A last perkib before parked after bad cpu busy
 for rep in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
     for mode in $modes; do
@@ -61,6 +62,11 @@ for rep in $(seq "$BENCH_REPEAT"); do
             last[$k]+=" $(field last_ms "$line")"
             cpu[$k]+=" $(awk -v c="$(field server_cpu_ms "$line")" -v n="$N" \
                 'BEGIN { if (c == "" || c < 0) print "nan"; else printf "%.1f", c * 1000 / n }')"
+            # The whole machine's busy time (user, system, interrupts) over the window: the processes' CPU time
+            # leaves out the loopback network's softirq work, which differs between the servers.
+            busy[$k]+=" $(awk -v u="$(field machine_user_ms "$line")" -v s="$(field machine_sys_ms "$line")" \
+                -v i="$(field machine_irq_ms "$line")" -v n="$N" \
+                'BEGIN { if (u == "" || u < 0) print "nan"; else printf "%.1f", (u + s + i) * 1000 / n }')"
             b=$(field rss_before_kib "$line")
             p=$(field rss_parked_kib "$line")
             before[$k]+=" $b"
@@ -126,6 +132,13 @@ for mode in $modes; do
         # shellcheck disable=SC2086
         xc=$(median ${cpu[nchan.$mode]})
         record "$scen" "$what: server CPU µs per subscriber, vs nginx+nchan" "$oc" "$xc" "$(ratio "$oc" "$xc")" "" ""
+        # shellcheck disable=SC2086
+        {
+            ob=$(median ${busy[ours.$mode]})
+            xb=$(median ${busy[nchan.$mode]})
+        }
+        record "$scen" "$what: machine busy µs per subscriber, vs nginx+nchan" "$ob" "$xb" \
+            "$(ratio "$ob" "$xb")" "" ""
     fi
     if [ "$proto" = poll ]; then
         # shellcheck disable=SC2086
