@@ -9,9 +9,9 @@
 # the kernel's interrupt work included, which no process is charged for), and the server's RSS before, while
 # parked and after. Each run gets a fresh server; the same client (bench/clients/fanout.c, a separate
 # process) drives remvvm-server, the C floor (bench/floor/floor_fanout.c: suspend/resume and nothing else)
-# and nginx+nchan when installed. The long-polls also run against the floor set up as remvvm-server sets up libmicrohttpd (`floor_fanout ...
-# tuned`: a 4.5 KiB pool per connection, resumes paced by the same rule), which is what libmicrohttpd alone
-# costs at its best; it has no target. Medians of BENCH_REPEAT runs.
+# and nginx+nchan when installed. The long-polls also run against the floor set up as remvvm-server sets up
+# libmicrohttpd (`floor_fanout ... tuned`: a 4.5 KiB pool per connection, resumes paced by the same rule),
+# which is what libmicrohttpd alone costs at its best; it has no target. Medians of BENCH_REPEAT runs.
 source "$(dirname "$0")/lib.sh"
 
 proto=${1:-poll}
