@@ -87,6 +87,10 @@ need_tools() {
     command -v curl >/dev/null || apt_install curl || die "curl is required"
     pkg-config --exists libmicrohttpd 2>/dev/null || apt_install libmicrohttpd-dev pkg-config \
         || die "libmicrohttpd-dev is required"
+    # remvvm-server links TCMalloc by its file name (Package.swift).
+    [ "$(dpkg-query -W -f='${Status}' libtcmalloc-minimal4 2>/dev/null)" = "install ok installed" ] \
+        || apt_install libtcmalloc-minimal4 \
+        || die "libtcmalloc-minimal4 is required"
 }
 
 NCHAN_MODULE=/usr/lib/nginx/modules/ngx_nchan_module.so

@@ -115,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)",
                 "threads.cpus": "\(pinnedCPUs)", "answers": "\(server.answerRelease)",
                 "resumes.max_delay_ms": "\(Int(configuration.maxResumeDelay / .milliseconds(1)))",
+                "allocator": "\(Allocator.name)",
             ])
         let signal = await signals.next()
         logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping")

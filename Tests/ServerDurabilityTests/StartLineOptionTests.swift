@@ -41,6 +41,19 @@ import Testing
         #expect(try await server.stop() == 0)
     }
 
+    @Test func theStartLineNamesTheAllocatorTheBuildLinks() async throws {
+        let server = try await ServerProcess.start(dataDirectory: dataDirectory, arguments: ["--durability", "off"])
+        let line = try #require(server.log.split(separator: "\n").first { $0.contains("listening on") })
+        let shown = try #require(line.split(separator: " ").first { $0.hasPrefix("allocator=") })
+        // Release builds link TCMalloc; debug builds, which the tests and the sanitizers use, keep the C library's.
+        #if DEBUG
+            #expect(shown == "allocator=libc")
+        #else
+            #expect(shown == "allocator=tcmalloc")
+        #endif
+        #expect(try await server.stop() == 0)
+    }
+
     @Test(arguments: [nil, "0", "3"])
     func theStartLineSaysHowLongAnAnswerMayWaitToBeResumed(delay: String?) async throws {
         let options = delay.map { ["--max-resume-delay", $0] } ?? []

@@ -33,8 +33,8 @@ ensure_packages() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# What building the server needs.
+# What building the server needs (the executable links TCMalloc, libtcmalloc-minimal4).
 ensure_build_dependencies() {
   use_swift
-  ensure_packages libmicrohttpd-dev pkg-config libsqlite3-dev
+  ensure_packages libmicrohttpd-dev pkg-config libsqlite3-dev libtcmalloc-minimal4
 }
