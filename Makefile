@@ -18,7 +18,8 @@ check-dockerfile:
 # `make bench-placement` runs the dispatch load with the two workers placed by hand (together, apart, free);
 # `make bench-resumes` counts the resume batches and worker wake-ups of the 10,000-session long-poll fan-out;
 # `make bench-cachesim` counts what one change of that fan-out touches cold (valgrind's cache simulation);
-# `make bench-cpusplit` splits that fan-out's CPU into the server's user and system time and the client's.
+# `make bench-cpusplit` splits that fan-out's CPU into the server's user and system time, the client's, and the
+# whole machine's user, system, interrupt and idle time over its window.
 .PHONY: bench bench-quick bench-profile bench-budget bench-placement bench-resumes bench-cachesim bench-cpusplit
 
 bench:
