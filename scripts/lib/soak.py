@@ -13,7 +13,7 @@ keep-alive connection:
 
 The time is split into rounds (three by default), each with fresh sessions. At the end of a round every
 dispatcher session must show exactly the acknowledged increments and the number of commits made; then its
-sessions are deleted. RSS must stop growing: glibc keeps freed memory for reuse, so it does not fall back to
+sessions are deleted. RSS must stop growing: the allocator keeps freed memory for reuse, so it does not fall back to
 the start, and a round now and then adds some as another thread's arena grows, but a leak adds in every
 round, so the run fails when every round after the first adds more than a tenth of what the first did.
 Prints the figures; exits non-zero on any unexpected answer.
@@ -479,7 +479,7 @@ def main():
     for example in stats.examples:
         print(f"  unexpected: {example}")
     failures += [f"{sum(stats.errors.values())} unexpected answers"] if stats.errors else []
-    # glibc keeps freed memory in its arenas for reuse, so RSS does not fall back to the start once the sessions
+    # The allocator keeps freed memory for reuse, so RSS does not fall back to the start once the sessions
     # are gone, and now and then a round adds some as another thread's arena grows. A leak adds in every round:
     # it fails when every round after the first adds more than a tenth of what the first did (and 4 MiB).
     if rounds > 2 and min(growth[1:]) > growth[0] / 10 + 4 * 1024:
