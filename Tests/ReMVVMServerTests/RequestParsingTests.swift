@@ -68,7 +68,16 @@ struct RequestParsingTests {
             let digits = Set(tokens.map { $0.utf8[$0.utf8.index($0.utf8.startIndex, offsetBy: position)] })
             #expect(digits.count == 16, "position \(position)")
         }
-        #expect(SecureToken.makeEpoch().utf8.count == 16)
+        // Epochs: 15 hex digits, short enough for Swift to keep inline, with no digit stuck either.
+        let epochs = (0..<1000).map { _ in SecureToken.makeEpoch() }
+        for epoch in epochs {
+            #expect(epoch.utf8.count == 15)
+            #expect(epoch.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        }
+        for position in 0..<15 {
+            let digits = Set(epochs.map { $0.utf8[$0.utf8.index($0.utf8.startIndex, offsetBy: position)] })
+            #expect(digits.count == 16, "epoch position \(position)")
+        }
     }
 
     @Test(arguments: [
