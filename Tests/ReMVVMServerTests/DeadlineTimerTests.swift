@@ -89,4 +89,30 @@ struct DeadlineTimerTests {
         #expect(!timer.cancel(id))
         #expect(timer.count == 0)
     }
+
+    @Test func theIdOfAFiredCallbackCancelsNothingScheduledLater() {
+        let timer = DeadlineTimer()
+        let fired = Atomic<Int>(0)
+        let early = timer.schedule(after: .zero) { fired.add(1, ordering: .relaxed) }
+        usleep(120_000)
+        timer.fireDue()
+        let later = timer.schedule(after: .zero) { fired.add(10, ordering: .relaxed) }  // Reuses the fired one's slot.
+        #expect(!timer.cancel(early))
+        usleep(120_000)
+        timer.fireDue()
+        #expect(fired.load(ordering: .relaxed) == 11)
+        #expect(!timer.cancel(later))
+    }
+
+    @Test func fireAllFiresWhatWaitsAndNothingCancelled() {
+        let timer = DeadlineTimer()
+        let fired = Atomic<Int>(0)
+        let cancelled = timer.schedule(after: .seconds(60)) { fired.add(100, ordering: .relaxed) }
+        _ = timer.schedule(after: .seconds(60)) { fired.add(1, ordering: .relaxed) }
+        _ = timer.schedule(after: .seconds(30)) { fired.add(10, ordering: .relaxed) }
+        timer.cancel(cancelled)
+        timer.fireAll()
+        #expect(fired.load(ordering: .relaxed) == 11)
+        #expect(timer.count == 0)
+    }
 }

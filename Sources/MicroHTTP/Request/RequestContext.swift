@@ -15,8 +15,8 @@ struct RequestContext {
     private var discarded = 0
     /// The handler has been called (or the transport answered by itself); later calls are resumptions.
     var isDispatched = false
-    /// The responder is in the server's parked registry and must leave it when the request ends.
-    var isRegistered = false
+    /// The responder's place in the server's parked registry, which it must leave when the request ends.
+    var registration: UInt64?
 
     init(maxBodySize: Int) {
         self.maxBodySize = maxBodySize

@@ -9,14 +9,14 @@ import Synchronization
 /// socket that hung up, which then resumes the connection so libmicrohttpd closes it and ends the request.
 final class DisconnectWatcher: Sendable {
     private struct State: Sendable {
-        var clients: [UInt64: any ParkedClient] = [:]
-        var nextToken: UInt64 = 1
+        /// The watched clients; a socket's epoll token is its client's handle here (never 0, the wake-up's).
+        var clients = SlotTable<any ParkedClient>()
         var isClosed = false
         /// The watching thread, joined by `stop`.
         var thread: OwnedThread?
     }
 
-    /// The epoll token of the wake-up eventfd; socket tokens start at 1.
+    /// The epoll token of the wake-up eventfd; no socket's (``SlotTable`` handles are never 0).
     private static let wakeToken: UInt64 = 0
 
     private let epollDescriptor: Int32
@@ -59,8 +59,7 @@ final class DisconnectWatcher: Sendable {
     func watch(socket: Int32, client: any ParkedClient) -> UInt64? {
         state.withLock { state in
             guard !state.isClosed else { return nil }
-            let token = state.nextToken
-            state.nextToken += 1
+            let token = state.clients.insert(client)
             var event = epoll_event()
             event.events = EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
             event.data.u64 = token
@@ -68,8 +67,10 @@ final class DisconnectWatcher: Sendable {
             if result != 0 && errno == EEXIST {
                 result = epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, socket, &event)
             }
-            guard result == 0 else { return nil }
-            state.clients[token] = client
+            guard result == 0 else {
+                state.clients.remove(token)
+                return nil
+            }
             return token
         }
     }
@@ -77,10 +78,10 @@ final class DisconnectWatcher: Sendable {
     /// Stops reporting for `token`; called just before its connection is resumed.
     ///
     /// The socket deliberately stays in the epoll set: removing it would cost a system call per resume (10,000
-    /// in one long-poll fan-out). A stale registration is harmless: its token is no longer known, so a late
+    /// in one long-poll fan-out). A stale registration is harmless: its token (a handle) finds no client any more, so a late
     /// event is ignored; a new parking re-arms it (`watch`), and closing the socket removes it from the set.
     func unwatch(token: UInt64) {
-        _ = state.withLock { $0.clients.removeValue(forKey: token) }
+        _ = state.withLock { $0.clients.remove(token) }
     }
 
     /// Stops the thread and closes the descriptors; the watcher is then inert. Idempotent.
@@ -94,7 +95,7 @@ final class DisconnectWatcher: Sendable {
         }
         state.withLock { state in
             state.isClosed = true
-            state.clients = [:]
+            _ = state.clients.removeAll()
             state.thread = nil
         }
         close(epollDescriptor)
@@ -122,7 +123,7 @@ final class DisconnectWatcher: Sendable {
             for event in events.prefix(Int(count)) {
                 let token = event.data.u64
                 if token == Self.wakeToken { return }
-                let client = state.withLock { $0.clients.removeValue(forKey: token) }
+                let client = state.withLock { $0.clients.remove(token) }
                 client?.clientDisappeared()
             }
         }

@@ -56,18 +56,17 @@ extension ServerCore {
             if case .bytes = answer.body { holdAnswer(on: connection) }
             return ResponseSender.send(answer, on: connection, core: self)
         }
-        if let fallback = registerParked(responder) {
-            responder.respond(fallback)
-        } else {
-            responder.context.isRegistered = true
+        switch registerParked(responder) {
+        case .registered(let registration): responder.context.registration = registration
+        case .stopping(let fallback): responder.respond(fallback)
         }
         return carryOut(responder.sendOrPark(connection, core: self), on: connection)
     }
 
     /// The request ended (completion callback): leaves the registry and runs termination handlers.
     func endRequest(_ responder: Responder) {
-        if responder.context.isRegistered {
-            unregisterParked(responder)
+        if let registration = responder.context.registration {
+            unregisterParked(registration)
         }
         responder.end()
     }

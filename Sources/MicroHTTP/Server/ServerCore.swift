@@ -11,7 +11,8 @@ final class ServerCore: Sendable {
     /// Exchanges that may hold a suspended connection, so that `stop` can answer and resume them.
     private struct Registry: Sendable {
         var stoppingFallback: HTTPResponse?
-        var parked: [ObjectIdentifier: Responder] = [:]
+        /// Found again by the handle each responder keeps (``RequestContext/registration``): no hash per request.
+        var parked = SlotTable<Responder>()
         var streams: [ObjectIdentifier: ResponseStream] = [:]
     }
 
@@ -136,18 +137,26 @@ final class ServerCore: Sendable {
 
     // MARK: - Registry
 
-    /// Records a request about to park; returns the stopping fallback instead when the server is stopping.
-    func registerParked(_ responder: Responder) -> HTTPResponse? {
+    /// Records a request about to park: its registration, for ``unregisterParked(_:)``, or the stopping fallback
+    /// to answer with instead when the server is stopping.
+    func registerParked(_ responder: Responder) -> ParkedRegistration {
         registry.withLock { registry in
-            if let fallback = registry.stoppingFallback { return fallback }
-            registry.parked[ObjectIdentifier(responder)] = responder
-            return nil
+            if let fallback = registry.stoppingFallback { return .stopping(fallback) }
+            return .registered(registry.parked.insert(responder))
         }
     }
 
-    /// Forgets a parked request once it ended.
-    func unregisterParked(_ responder: Responder) {
-        _ = registry.withLock { $0.parked.removeValue(forKey: ObjectIdentifier(responder)) }
+    /// What ``registerParked(_:)`` did.
+    enum ParkedRegistration {
+        /// Registered under this handle.
+        case registered(UInt64)
+        /// Not registered: the server is stopping, and the request gets this answer instead.
+        case stopping(HTTPResponse)
+    }
+
+    /// Forgets a parked request once it ended, by the registration ``registerParked(_:)`` returned.
+    func unregisterParked(_ registration: UInt64) {
+        _ = registry.withLock { $0.parked.remove(registration) }
     }
 
     /// Records a stream about to be sent; `false` when the server is stopping (the stream must finish).
@@ -168,7 +177,7 @@ final class ServerCore: Sendable {
     func beginStopping(fallback: HTTPResponse) -> (parked: [Responder], streams: [ResponseStream]) {
         let snapshot = registry.withLock { registry in
             registry.stoppingFallback = fallback
-            return (parked: Array(registry.parked.values), streams: Array(registry.streams.values))
+            return (parked: registry.parked.elements, streams: Array(registry.streams.values))
         }
         stopping.store(true, ordering: .releasing)
         return snapshot

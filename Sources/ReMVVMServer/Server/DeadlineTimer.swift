@@ -1,18 +1,20 @@
 import Dispatch
+import MicroHTTP
 import Synchronization
 
 /// Fires callbacks at deadlines, checked by the server's housekeeper: the long-poll timeouts.
 ///
 /// Deadlines are kept in buckets of one tick, so each check touches only what expires in it,
 /// however many polls are parked. The housekeeper sleeps until the earliest bucket
-/// (``sleep(until:)``), and a deadline scheduled before the time it sleeps until wakes it.
+/// (``sleep(until:)``), and a deadline scheduled before the time it sleeps until wakes it. A callback is found
+/// again by its id, a ``SlotTable`` handle: cancelling, which every answered long-poll does, touches one slot.
 final class DeadlineTimer: Sendable {
     typealias Callback = @Sendable () -> Void
 
     private struct State {
-        var callbacks: [UInt64: Callback] = [:]
+        var callbacks = SlotTable<Callback>()
+        /// The ids due in each tick; a cancelled one stays until its tick, where it finds nothing.
         var buckets: [Int64: [UInt64]] = [:]
-        var nextID: UInt64 = 0
         var lastFiredBucket: Int64 = 0
         /// The earliest bucket with callbacks (some may have been cancelled); `.max` when none.
         var earliestBucket = Int64.max
@@ -38,14 +40,13 @@ final class DeadlineTimer: Sendable {
         let deadline = Session.now() + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         let (id, wakes) = state.withLock { state -> (UInt64, Bool) in
             let bucket = max((deadline + Self.tickNanos - 1) / Self.tickNanos, state.lastFiredBucket + 1)
-            state.nextID += 1
-            state.callbacks[state.nextID] = callback
-            state.buckets[bucket, default: []].append(state.nextID)
+            let id = state.callbacks.insert(callback)
+            state.buckets[bucket, default: []].append(id)
             state.earliestBucket = min(state.earliestBucket, bucket)
             let due = bucket * Self.tickNanos
-            guard due < state.plannedWake else { return (state.nextID, false) }
+            guard due < state.plannedWake else { return (id, false) }
             state.plannedWake = due
-            return (state.nextID, true)
+            return (id, true)
         }
         if wakes { alarm.signal() }
         return id
@@ -54,7 +55,7 @@ final class DeadlineTimer: Sendable {
     /// Removes a callback that has not fired; false if it already did.
     @discardableResult
     func cancel(_ id: UInt64) -> Bool {
-        state.withLock { $0.callbacks.removeValue(forKey: id) != nil }
+        state.withLock { $0.callbacks.remove(id) != nil }
     }
 
     /// Fires every callback whose deadline has passed.
@@ -69,7 +70,7 @@ final class DeadlineTimer: Sendable {
             while state.lastFiredBucket < now {
                 state.lastFiredBucket += 1
                 for id in state.buckets.removeValue(forKey: state.lastFiredBucket) ?? [] {
-                    if let callback = state.callbacks.removeValue(forKey: id) { due.append(callback) }
+                    if let callback = state.callbacks.remove(id) { due.append(callback) }
                 }
             }
             state.earliestBucket = state.buckets.keys.min() ?? .max
@@ -104,12 +105,9 @@ final class DeadlineTimer: Sendable {
     /// Fires every callback now (shutdown).
     func fireAll() {
         let all = state.withLock { state -> [Callback] in
-            defer {
-                state.callbacks.removeAll()
-                state.buckets.removeAll()
-                state.earliestBucket = .max
-            }
-            return Array(state.callbacks.values)
+            state.buckets.removeAll()
+            state.earliestBucket = .max
+            return state.callbacks.removeAll()
         }
         for callback in all { callback() }
     }
