@@ -47,6 +47,60 @@ struct ChangeStreamTests {
         #expect(later.withLock { $0 } == [.changed(version: 3, views: counter)])
     }
 
+    @Test func aLoneWaiterJoinedByOthersAndLeftAloneAgainWakesOnceAndItsTokenStaysItsOwn() throws {
+        let store = makeDefinition().makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let name = try store.viewSet(named: ["name"]).get()
+        // Alone, then joined (it moves into the groups), then alone again when the other leaves.
+        let lone = Locked<[StoreChange]>([])
+        guard
+            case .parked(let loneToken) = store.waitForChange(
+                after: 0, views: counter, handler: { c in lone.withLock { $0.append(c) } })
+        else {
+            throw TestFailure()
+        }
+        guard case .parked(let otherToken) = store.waitForChange(after: 0, views: name, handler: { _ in }) else {
+            throw TestFailure()
+        }
+        #expect(store.parkedWaiters == 2)
+        #expect(store.cancelWait(otherToken))
+        #expect(!store.cancelWait(otherToken))
+        try store.dispatch(Rename(name: "Ada"))
+        #expect(lone.current.isEmpty, "not a view it watches")
+        try store.dispatch(Increment())
+        #expect(lone.current == [.changed(version: 2, views: counter)])
+        #expect(!store.cancelWait(loneToken), "woken already")
+        // A new lone waiter is not removed by the old one's token, and a cancelled lone one is not woken.
+        let next = try parkRecorder(on: store, views: counter, after: 2)
+        #expect(!store.cancelWait(loneToken))
+        #expect(store.parkedWaiters == 1)
+        guard
+            case .parked(let cancelled) = store.waitForChange(
+                after: 2, views: name, handler: { _ in Issue.record("woken after cancelWait") })
+        else {
+            throw TestFailure()
+        }
+        #expect(store.cancelWait(cancelled))
+        try store.dispatch(Increment())
+        try store.dispatch(Rename(name: "Grace"))
+        #expect(next.current == [.changed(version: 3, views: counter)])
+        #expect(store.parkedWaiters == 0)
+    }
+
+    @Test func closeWakesALoneWaiterAndGroupedOnesAlike() throws {
+        let lonely = makeDefinition().makeStore()
+        let counter = try lonely.viewSet(named: ["counter"]).get()
+        let lone = try parkRecorder(on: lonely, views: counter)
+        lonely.close()
+        #expect(lone.current == [.closed(version: 0)])
+        let crowded = makeDefinition().makeStore()
+        let first = try parkRecorder(on: crowded, views: counter)
+        let second = try parkRecorder(on: crowded, views: counter)
+        crowded.close()
+        #expect(first.current == [.closed(version: 0)])
+        #expect(second.current == [.closed(version: 0)])
+    }
+
     @Test func waitAfterAnOlderVersionIsReadyAtOnce() throws {
         let store = makeDefinition().makeStore()
         try store.dispatch(Increment())
