@@ -37,7 +37,17 @@ final class AnswerCache: Sendable {
 
         /// The answer for `key` as a second reader needs it: shared from now on, so that a dispatch waking many
         /// waiters builds one libmicrohttpd response for all of them but the first.
+        ///
+        /// Every answer kept leads to `to`, which is compared first: the first poll answered at a new version
+        /// (with one poll per session, every poll) reads no entry, and the entries lie in cache lines of their own.
         mutating func sharedAnswer(for key: Key) -> ChangeFeed.Answer? {
+            guard key.to == to else { return nil }
+            return sharedEntry(for: key)
+        }
+
+        /// Not inlined: inlined, the compiler copied the first entry out before comparing `to`.
+        @inline(never)
+        private mutating func sharedEntry(for key: Key) -> ChangeFeed.Answer? {
             guard let answer = self[key] else { return nil }
             guard !answer.isShared else { return answer }
             let shared = answer.sharing()
