@@ -31,14 +31,17 @@ struct SessionKey: Hashable, Sendable {
     /// The 16 digits from `start` as one word. Without a branch per digit: it runs twice per request.
     private static func word(_ digits: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
         var word: UInt64 = 0
-        var valid = true
+        var valid: UInt8 = 1
         for index in start..<(start + 16) {
             let digit = digits[index]
-            valid = valid && (digit &- UInt8(ascii: "0") < 10 || digit &- UInt8(ascii: "a") < 6)
+            // Flags, not `&&` and `||`, which branch on every digit.
+            let isDecimal: UInt8 = digit &- UInt8(ascii: "0") < 10 ? 1 : 0
+            let isLetter: UInt8 = digit &- UInt8(ascii: "a") < 6 ? 1 : 0
+            valid &= isDecimal | isLetter
             // '0'...'9' are 0x30...0x39 and 'a'...'f' 0x61...0x66: the low four bits, plus 9 for a letter.
             word = word << 4 | UInt64((digit & 0xF) &+ 9 &* (digit >> 6))
         }
-        return valid ? word : nil
+        return valid == 1 ? word : nil
     }
 
     /// Whether two keys are equal, in time that does not depend on where they differ (for tokens).
