@@ -140,26 +140,18 @@ final class LongPoll: Sendable {
     /// Answers with the changes from `since` to now, read from the views' history at answer time, so a change
     /// that lands while a timeout fires is reported, never skipped.
     func answer() {
-        let response: HTTPResponse
         do {
             // The header names the version the body brings the client to, even if a dispatch lands meanwhile.
-            response = try feed.answer(since: since).response
+            let response = try feed.answer(since: since).response
+            guard api.durability != nil else {
+                exchange.sendPrepared(response)
+                return
+            }
+            // With durability, a version is shown only once it is on disk: a crash never takes it back.
+            api.whenDurable(response) { [exchange] in exchange.sendPrepared($0) }
         } catch {
             exchange.send(.internalError("\(error)"))
-            return
         }
-        if api.durability == nil {
-            exchange.sendPrepared(response)
-        } else {
-            answerWhenDurable(response)
-        }
-    }
-
-    /// With durability, a version is shown only once it is on disk: a crash never takes it back.
-    ///
-    /// A method of its own: the closure's copy of the exchange, made in `answer`, was made on every answer.
-    private func answerWhenDurable(_ response: HTTPResponse) {
-        api.whenDurable(response) { [exchange] in exchange.sendPrepared($0) }
     }
 
     /// Records where the poll is parked; if it was already claimed, undoes the parking.
