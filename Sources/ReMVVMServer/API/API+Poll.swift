@@ -124,12 +124,12 @@ final class LongPoll: Sendable {
 
     private let api: API
     private let session: Session
-    private let exchange: Exchange
+    private let exchange: ParkedExchange
     private let feed: ChangeFeed
     private let since: Cursor?
     private let state = Mutex(State())
 
-    init(api: API, session: Session, exchange: Exchange, feed: ChangeFeed, since: Cursor?) {
+    init(api: API, session: Session, exchange: ParkedExchange, feed: ChangeFeed, since: Cursor?) {
         self.api = api
         self.session = session
         self.exchange = exchange

@@ -23,12 +23,18 @@ struct Exchange: Sendable {
 
     /// Answers the request (the first answer wins), adding the common headers.
     func send(_ response: HTTPResponse, dispatchStarted: Int64? = nil) {
+        sendPrepared(Self.withCommonHeaders(response, isAPI: isAPI), dispatchStarted: dispatchStarted)
+    }
+
+    /// `response` with the headers every answer carries: no MIME sniffing, and no caching of API answers
+    /// unless the response says otherwise.
+    static func withCommonHeaders(_ response: HTTPResponse, isAPI: Bool) -> HTTPResponse {
         var response = response
         response.headers.add(name: "X-Content-Type-Options", value: "nosniff")
         if isAPI, !response.headers.contains("Cache-Control") {
             response.headers.add(name: "Cache-Control", value: "no-store")
         }
-        sendPrepared(response, dispatchStarted: dispatchStarted)
+        return response
     }
 
     /// Answers with a response that already carries the common headers (``apiHeaders``), such as
@@ -54,11 +60,14 @@ struct Exchange: Sendable {
         send(problem.response)
     }
 
-    /// The exchange as a parked request keeps it: of the request, only the method and path its log line names.
+    /// The exchange as a parked request keeps it (see ``ParkedExchange``).
+    var parked: ParkedExchange { ParkedExchange(self) }
+
+    /// The exchange with, of the request, only the method and path its log line names.
     ///
-    /// Its headers, query and body were read when it parked; kept, they would stay in memory for as long as it
-    /// waits and be freed, cold, on the path of the change that answers it.
-    var parked: Exchange {
+    /// The headers, query and body of a parked request were read when it parked; kept, they would stay in memory
+    /// for as long as it waits and be freed, cold, on the path of the change that answers it.
+    var forLogLine: Exchange {
         Exchange(
             request: HTTPRequest(method: request.method, path: request.path), responder: responder, route: route,
             routeIndex: routeIndex, isAPI: isAPI, started: started, metrics: metrics, logger: logger,
