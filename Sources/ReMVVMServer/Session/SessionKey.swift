@@ -16,6 +16,9 @@ struct SessionKey: Hashable, Sendable {
         self = parsed
     }
 
+    /// All bits zero: what an empty slot of a ``SessionTable`` holds.
+    static let zero = SessionKey(high: 0, low: 0)
+
     private init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low

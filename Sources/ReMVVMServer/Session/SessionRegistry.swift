@@ -7,14 +7,14 @@ import Synchronization
 ///
 /// Every request looks its session up here, from every worker thread at once, so the sessions are spread
 /// over shards, each behind its own lock, by bits of the id: two lookups wait for each other only when
-/// their sessions share a shard. Sessions are kept by their ids' bits (``SessionKey``), which the tables hold
-/// inline. Each shard also files its sessions by when they could next have been idle for the TTL
+/// their sessions share a shard. Sessions are kept by their ids' bits (``SessionKey``), beside them in a
+/// flat table (``SessionTable``). Each shard also files its sessions by when they could next have been idle for the TTL
 /// (``ExpirySchedule``), so expiring reads only those, however many sessions are live.
 final class SessionRegistry: Sendable {
     /// One part of the sessions: the table and its expiry schedule, behind one lock.
     private final class Shard: Sendable {
         struct Contents {
-            var sessions: [SessionKey: Session] = [:]
+            var sessions = SessionTable()
             var schedule: ExpirySchedule
         }
 
@@ -91,7 +91,7 @@ final class SessionRegistry: Sendable {
         }
         let due = session.lastUsed + ttl
         shard(for: session.key).contents.withLock { contents in
-            contents.sessions[session.key] = session
+            contents.sessions.updateValue(session, forKey: session.key)
             contents.schedule.file(session.key, dueAt: due)
         }
         return session
@@ -143,7 +143,7 @@ final class SessionRegistry: Sendable {
                     if let next = session.nextIdleCheck(ttl: ttl, now: now) {
                         contents.schedule.file(key, dueAt: next)
                     } else {
-                        contents.sessions[key] = nil
+                        contents.sessions.removeValue(forKey: key)
                         idle.append(session)
                     }
                 }
@@ -160,7 +160,7 @@ final class SessionRegistry: Sendable {
 
     /// Every live session (for shutdown and metrics).
     var all: [Session] {
-        shards.flatMap { shard in shard.contents.withLock { Array($0.sessions.values) } }
+        shards.flatMap { shard in shard.contents.withLock { $0.sessions.values } }
     }
 
     /// Takes one of the `limit` places for a new session; false when all are taken.
