@@ -59,24 +59,24 @@ struct RequestParsingTests {
     @Test func idsAndTokensAre128RandomBitsInHex() {
         let tokens = (0..<1000).map { _ in SecureToken.make() }
         #expect(Set(tokens).count == tokens.count)
-        for token in tokens {
-            #expect(token.utf8.count == 32)
-            #expect(token.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        Self.expectRandomHex(tokens, digits: 32)
+    }
+
+    @Test func epochsAre60RandomBitsIn15HexDigits() {
+        // Fifteen: short enough for Swift to keep the string inline in the session.
+        Self.expectRandomHex((0..<1000).map { _ in SecureToken.makeEpoch() }, digits: 15)
+    }
+
+    /// Every draw is `digits` lowercase hex digits, and every digit shows up in every position over the
+    /// draws: the bits are not stuck.
+    private static func expectRandomHex(_ draws: [String], digits: Int) {
+        for draw in draws {
+            #expect(draw.utf8.count == digits)
+            #expect(draw.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         }
-        // Every hex digit shows up in every position over a thousand draws: the bits are not stuck.
-        for position in 0..<32 {
-            let digits = Set(tokens.map { $0.utf8[$0.utf8.index($0.utf8.startIndex, offsetBy: position)] })
-            #expect(digits.count == 16, "position \(position)")
-        }
-        // Epochs: 15 hex digits, short enough for Swift to keep inline, with no digit stuck either.
-        let epochs = (0..<1000).map { _ in SecureToken.makeEpoch() }
-        for epoch in epochs {
-            #expect(epoch.utf8.count == 15)
-            #expect(epoch.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-        }
-        for position in 0..<15 {
-            let digits = Set(epochs.map { $0.utf8[$0.utf8.index($0.utf8.startIndex, offsetBy: position)] })
-            #expect(digits.count == 16, "epoch position \(position)")
+        for position in 0..<digits {
+            let seen = Set(draws.map { $0.utf8[$0.utf8.index($0.utf8.startIndex, offsetBy: position)] })
+            #expect(seen.count == 16, "position \(position)")
         }
     }
 

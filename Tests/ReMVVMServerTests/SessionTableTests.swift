@@ -29,7 +29,7 @@ struct SessionTableTests {
         }
         var table = SessionTable()
         var model: [SessionKey: Session] = [:]
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = Congruential(seed: 0x5EED)
         for step in 0..<20_000 {
             let session = sessions[Int(generator.next() % UInt64(sessions.count))]
             switch generator.next() % 3 {
@@ -49,7 +49,7 @@ struct SessionTableTests {
 
     @Test func itGrowsAndEmptiesAgain() throws {
         var table = SessionTable()
-        var generator = SplitMix(seed: 42)
+        var generator = Congruential(seed: 42)
         let sessions = try (0..<5_000).map { _ in try Self.session(high: generator.next(), low: generator.next()) }
         for session in sessions { #expect(table.updateValue(session, forKey: session.key) == nil) }
         #expect(table.count == sessions.count)
@@ -63,18 +63,15 @@ struct SessionTableTests {
         for session in sessions.prefix(10) { #expect(table[session.key] == nil) }
     }
 
-    /// A small seeded generator, so a failure replays.
-    private struct SplitMix {
+    /// A small seeded generator (Knuth's MMIX linear congruential one, its high bits), so a failure replays.
+    private struct Congruential {
         var state: UInt64
 
         init(seed: UInt64) { state = seed }
 
         mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var bits = state
-            bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
-            return bits ^ (bits >> 31)
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 16 | state << 48
         }
     }
 }
