@@ -78,8 +78,9 @@ final class DisconnectWatcher: Sendable {
     /// Stops reporting for `token`; called just before its connection is resumed.
     ///
     /// The socket deliberately stays in the epoll set: removing it would cost a system call per resume (10,000
-    /// in one long-poll fan-out). A stale registration is harmless: its token (a handle) finds no client any more, so a late
-    /// event is ignored; a new parking re-arms it (`watch`), and closing the socket removes it from the set.
+    /// in one long-poll fan-out). A stale registration is harmless: its token (a handle) finds no client any
+    /// more, so a late event is ignored; a new parking re-arms it (`watch`), and closing the socket removes it
+    /// from the set.
     func unwatch(token: UInt64) {
         _ = state.withLock { $0.clients.remove(token) }
     }

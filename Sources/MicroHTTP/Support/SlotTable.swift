@@ -4,7 +4,7 @@
 /// looked up once per answer, by a key the poll already holds. A dictionary of ten thousand entries costs each
 /// lookup a hash and about three cold cache lines (its bitmap, key and value); a slot costs no hash and one
 /// line. A handle carries its slot's generation, so a handle whose element was removed (and whose slot may hold
-/// another element since) finds nothing.
+/// another element since) finds nothing. Like a dictionary, it keeps the room its largest population took.
 package struct SlotTable<Element> {
     fileprivate struct Slot {
         var element: Element?

@@ -34,7 +34,8 @@ struct ParkedExchange: Sendable {
         logged = exchange.logsAnswers ? Logged(exchange.forLogLine) : nil
     }
 
-    /// Answers with a response that already carries the common headers, as ``Exchange/sendPrepared(_:dispatchStarted:)``.
+    /// Answers with a response that already carries the common headers, as
+    /// ``Exchange/sendPrepared(_:dispatchStarted:)`` does.
     func sendPrepared(_ response: HTTPResponse) {
         if let logged {
             logged.exchange.sendPrepared(response)
