@@ -8,9 +8,9 @@
 # The fan-outs also report the server's CPU time from the first dispatch to the last answer (the client's
 # window, in 10 ms ticks), which moves less with the host's load than the time until the last answer does.
 # Single changes move the figures less than this shared machine's noise does, so a change is judged by
-# running both builds in turns, in one invocation, with a fresh server for every measurement. Build a
-# "before" binary first, e.g. `git stash; swift build -c release -Xswiftc -cross-module-optimization
-# --static-swift-stdlib --product remvvm-server --scratch-path .build-bench;
+# running both builds in turns (A first in odd rounds, B first in even ones), in one invocation, with a fresh
+# server for every measurement. Build a "before" binary first, e.g. `git stash; swift build -c release
+# -Xswiftc -cross-module-optimization --static-swift-stdlib --product remvvm-server --scratch-path .build-bench;
 # cp .build-bench/release/remvvm-server /tmp/a`.
 source "$(dirname "$0")/lib.sh"
 
@@ -57,7 +57,11 @@ cpu_unit="ms"
 [ "$scenario" = dispatch ] && cpu_unit="µs per request"
 for round in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
-    for side in A B; do
+    # A first in odd rounds, B first in even ones: whatever a run leaves behind for the next (sockets in
+    # TIME_WAIT, a warmer or colder cache, the host's drift) falls on both builds alike.
+    order="A B"
+    [ $((round % 2)) -eq 0 ] && order="B A"
+    for side in $order; do
         binary=$1
         [ "$side" = B ] && binary=$2
         measure "$binary"
