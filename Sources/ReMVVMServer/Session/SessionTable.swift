@@ -3,8 +3,8 @@
 /// Every request looks its session up. In a dictionary of thousands of sessions a lookup reads three
 /// cold cache lines (the bucket's occupancy word, the key, the value, each in an array of its own) and
 /// hashes the key with SipHash; here it reads the slot the key's bits name, usually the one line, and
-/// hashes with one multiplication. Keys are random bits already (``SecureToken``); the multiplication
-/// spreads them anyway, so even keys that are not random probe short runs.
+/// hashes with one multiplication. Keys are the server's own random bits (``SecureToken``; a client can look a
+/// key up but never file one); the multiplication also spreads low words that differ in a few bits only.
 struct SessionTable {
     private struct Slot {
         var key: SessionKey
