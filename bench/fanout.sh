@@ -22,7 +22,7 @@ build_server
 nchan=0
 nchan_note=$(have_nchan) && nchan=1
 N=$BENCH_FANOUT_N
-modes="one many"
+modes=${BENCH_FANOUT_MODES:-one many}
 [ "$proto" = sse ] && modes="one"
 
 if [ "$proto" = poll ]; then

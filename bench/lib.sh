@@ -9,6 +9,7 @@
 #   REMVVM_SERVER    a prebuilt server binary (else built in .build-bench with cross-module optimization)
 #   BENCH_RESULTS    the results file the driver collects (bench/bin/results.tsv)
 #   BENCH_NO_WAIT=1  do not wait for other swift builds to finish (for trying the scripts out)
+#   BENCH_FANOUT_MODES  the long-poll fan-outs to run, "one many" (both) or either alone
 
 set -euo pipefail
 

@@ -133,4 +133,25 @@ struct RequestParsingTests {
         #expect(SessionKey(header.dropFirst(7).dropLast()).map(key.matches) == true)
         #expect(SessionKey(header.dropFirst(6).dropLast(2)) == nil)
     }
+
+    @Test func everyDigitIsReadByItsValueAndEveryOtherByteRefused() throws {
+        // The reader takes eight digits at a time; this holds it to the plain definition, byte by byte.
+        let digits = Array("0123456789abcdef".utf8)
+        let base = Array(SecureToken.make().utf8)
+        for position in 0..<32 {
+            for byte in UInt8.min...UInt8.max {
+                var text = base
+                text[position] = byte
+                let key = text.withUnsafeBufferPointer { SessionKey(String(decoding: $0, as: UTF8.self)) }
+                guard let nibble = digits.firstIndex(of: byte) else {
+                    #expect(key == nil, "byte \(byte) at \(position)")
+                    continue
+                }
+                text[position] = digits[nibble]
+                let high = UInt64(String(decoding: text[..<16], as: UTF8.self), radix: 16)
+                let low = UInt64(String(decoding: text[16...], as: UTF8.self), radix: 16)
+                #expect(key?.high == high && key?.low == low, "byte \(byte) at \(position)")
+            }
+        }
+    }
 }

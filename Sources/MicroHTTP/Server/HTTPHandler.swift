@@ -5,5 +5,7 @@
 /// thread, in which case the transport parks the connection without holding a thread.
 public protocol HTTPHandler: Sendable {
     /// Handles one request; call `responder.respond(_:)` exactly once, now or later.
-    func handle(_ request: HTTPRequest, responder: Responder)
+    ///
+    /// The request is handed over (`consuming`), so a handler that keeps it does so without copying it.
+    func handle(_ request: consuming HTTPRequest, responder: Responder)
 }

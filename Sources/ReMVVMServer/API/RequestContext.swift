@@ -10,7 +10,7 @@ struct Credentials {
 
     static let cookieName = "remvvm_token"
 
-    init?(_ request: HTTPRequest) {
+    init?(_ request: borrowing HTTPRequest) {
         if let header = request.headers["authorization"] {
             guard let token = Self.bearerToken(header) else { return nil }
             self.token = token

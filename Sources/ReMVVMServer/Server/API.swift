@@ -58,7 +58,7 @@ final class API: HTTPHandler {
         files = StaticFiles(root: configuration.publicDirectory)
     }
 
-    func handle(_ request: HTTPRequest, responder: Responder) {
+    func handle(_ request: consuming HTTPRequest, responder: Responder) {
         let route = Route(path: request.path)
         let exchange = Exchange(
             request: request, responder: responder, route: route.label, routeIndex: route.index,
@@ -72,7 +72,8 @@ final class API: HTTPHandler {
         case .actions(let id): withSession(id, exchange) { session in dispatch(session, exchange) }
         case .poll(let id): withSession(id, exchange) { session in poll(session, exchange) }
         case .events(let id): events(id, exchange)
-        case .unknownAPI: exchange.send(.notFound("no API route \(request.method) \(request.path)"))
+        case .unknownAPI:
+            exchange.send(.notFound("no API route \(exchange.request.method) \(exchange.request.path)"))
         case .staticFile: serveFile(exchange)
         }
     }

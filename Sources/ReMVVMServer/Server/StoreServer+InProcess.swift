@@ -4,7 +4,7 @@ extension StoreServer {
     /// Answers one request in-process, as libmicrohttpd's worker threads do, but with no transport: the whole
     /// request path (routing, credentials, parameters and headers, action decoding, the store) for the fuzzer
     /// (`remvvm-fuzz`) and its regression test. The server need not be started.
-    package func handle(_ request: HTTPRequest, responder: Responder) {
+    package func handle(_ request: consuming HTTPRequest, responder: Responder) {
         api.handle(request, responder: responder)
     }
 
