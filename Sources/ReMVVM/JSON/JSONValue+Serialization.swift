@@ -25,7 +25,7 @@ extension JSONValue {
     public func serialize(into buffer: inout [UInt8]) {
         switch self {
         case .null:
-            buffer.append(contentsOf: "null".utf8)
+            buffer.append(utf8: "null")
         case .bool(let value):
             buffer.append(contentsOf: value ? "true".utf8 : "false".utf8)
         case .int(let value):
@@ -34,7 +34,7 @@ extension JSONValue {
             buffer.append(contentsOf: value.description.utf8)
         case .double:
             // Only hand-built values can hold NaN or infinity; `null` keeps the output valid JSON.
-            buffer.append(contentsOf: "null".utf8)
+            buffer.append(utf8: "null")
         case .string(let value):
             Self.appendString(value, to: &buffer)
         case .array(let elements):
@@ -123,7 +123,7 @@ extension JSONValue {
         case 0x0D: buffer.append(UInt8(ascii: "r"))
         default:
             let hexDigits = Array("0123456789abcdef".utf8)
-            buffer.append(contentsOf: "u00".utf8)
+            buffer.append(utf8: "u00")
             buffer.append(hexDigits[Int(byte >> 4)])
             buffer.append(hexDigits[Int(byte & 0x0F)])
         }

@@ -119,20 +119,20 @@ extension API {
     static func dispatchBody(_ outcome: DispatchOutcome, version: String) throws(ViewEncodingError) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(96)
-        body += #"{"results":["#.utf8
+        body.append(utf8: #"{"results":["#)
         for (index, result) in outcome.results.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             switch result {
-            case .applied: body += #""applied""#.utf8
+            case .applied: body.append(utf8: #""applied""#)
             case .blocked(let reason):
-                body += #"{"blocked":"#.utf8
+                body.append(utf8: #"{"blocked":"#)
                 JSONValue.string(reason).serialize(into: &body)
                 body.append(UInt8(ascii: "}"))
             }
         }
-        body += #"],"version":"#.utf8
+        body.append(utf8: #"],"version":"#)
         JSONValue.string(version).serialize(into: &body)
-        body += #","views":{"#.utf8
+        body.append(utf8: #","views":{"#)
         let views =
             outcome.views.count < 2
             ? outcome.views : outcome.views.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
@@ -142,7 +142,7 @@ extension API {
             body.append(UInt8(ascii: ":"))
             body += try snapshot.jsonBytes()
         }
-        body += "}}".utf8
+        body.append(utf8: "}}")
         return body
     }
 

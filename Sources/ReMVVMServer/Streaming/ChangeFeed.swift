@@ -186,18 +186,18 @@ struct ChangeFeed {
             }
             body.append(UInt8(ascii: ","))
         }
-        body += #""views":{"#.utf8
+        body.append(utf8: #""views":{"#)
         let sorted = views.count < 2 ? views : views.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         for (index, view) in sorted.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONValue.string(view.name).serialize(into: &body)
-            body += ":{".utf8
+            body.append(utf8: ":{")
             appendQuoted(kind, to: &body)
             body.append(UInt8(ascii: ":"))
             body += view.value
             body.append(UInt8(ascii: "}"))
         }
-        body += "}}".utf8
+        body.append(utf8: "}}")
         return body
     }
 

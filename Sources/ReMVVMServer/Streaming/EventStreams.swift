@@ -1,4 +1,5 @@
 import MicroHTTP
+import ReMVVM
 import Synchronization
 
 /// Every open event stream, so heartbeats and shutdown can reach them.
@@ -63,13 +64,13 @@ struct ServerSentEvent {
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(data.count + id.utf8.count + event.utf8.count + 24)
-        bytes += "id: ".utf8
+        bytes.append(utf8: "id: ")
         bytes += id.utf8
-        bytes += "\nevent: ".utf8
+        bytes.append(utf8: "\nevent: ")
         bytes += event.utf8
-        bytes += "\ndata: ".utf8
+        bytes.append(utf8: "\ndata: ")
         bytes += data
-        bytes += "\n\n".utf8
+        bytes.append(utf8: "\n\n")
         return bytes
     }
 }

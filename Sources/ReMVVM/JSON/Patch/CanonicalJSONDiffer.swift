@@ -229,14 +229,14 @@ struct CanonicalJSONDiffer: ~Copyable {
     private mutating func emit(_ operation: StaticString, value: Range<Int>?) {
         let start = output.count
         if output.count > 1 { output.append(UInt8(ascii: ",")) }
-        output += #"{"op":""#.utf8
+        output.append(utf8: #"{"op":""#)
         output.append(contentsOf: UnsafeBufferPointer(start: operation.utf8Start, count: operation.utf8CodeUnitCount))
-        output += #"","path":""#.utf8
+        output.append(utf8: #"","path":""#)
         output += path
         output.append(UInt8(ascii: "\""))
         var valueCost = 0
         if let value {
-            output += #","value":"#.utf8
+            output.append(utf8: #","value":"#)
             output.append(contentsOf: UnsafeBufferPointer(rebasing: new[value]))
             valueCost = CanonicalJSONScanner(new).estimatedSize(of: value, limit: .max)
         }
@@ -261,8 +261,8 @@ struct CanonicalJSONDiffer: ~Copyable {
         if name.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
             for byte in name {
                 switch byte {
-                case UInt8(ascii: "~"): path += "~0".utf8
-                case UInt8(ascii: "/"): path += "~1".utf8
+                case UInt8(ascii: "~"): path.append(utf8: "~0")
+                case UInt8(ascii: "/"): path.append(utf8: "~1")
                 default: path.append(byte)
                 }
             }

@@ -53,19 +53,19 @@ public enum JSONPatchOperation: Sendable, Hashable {
         buffer.append(UInt8(ascii: "{"))
         switch self {
         case .move(let from, _), .copy(let from, _):
-            buffer += #""from":"#.utf8
+            buffer.append(utf8: #""from":"#)
             JSONValue.appendString(from.description, to: &buffer)
             buffer.append(UInt8(ascii: ","))
         case .add, .remove, .replace, .test:
             break
         }
-        buffer += #""op":"#.utf8
+        buffer.append(utf8: #""op":"#)
         JSONValue.appendString(name, to: &buffer)
-        buffer += #","path":"#.utf8
+        buffer.append(utf8: #","path":"#)
         JSONValue.appendString(path.description, to: &buffer)
         switch self {
         case .add(_, let value), .replace(_, let value), .test(_, let value):
-            buffer += #","value":"#.utf8
+            buffer.append(utf8: #","value":"#)
             value.serialize(into: &buffer)
         case .remove, .move, .copy:
             break
