@@ -9,9 +9,10 @@
 # the kernel's interrupt work included, which no process is charged for), and the server's RSS before, while
 # parked and after. Each run gets a fresh server; the same client (bench/clients/fanout.c, a separate
 # process) drives remvvm-server, the C floor (bench/floor/floor_fanout.c: suspend/resume and nothing else)
-# and nginx+nchan when installed. The long-polls also run against the floor set up as remvvm-server sets up
-# libmicrohttpd (`floor_fanout ... tuned`: a 4.5 KiB pool per connection, resumes paced by the same rule),
-# which is what libmicrohttpd alone costs at its best; it has no target. Medians of BENCH_REPEAT runs.
+# and nginx+nchan when installed, in turns (every other run in reverse order). The long-polls also run
+# against the floor set up as remvvm-server sets up libmicrohttpd (`floor_fanout ... tuned`: a 4.5 KiB pool
+# per connection, resumes paced by the same rule), which is what libmicrohttpd alone costs at its best; it
+# has no target. Medians of BENCH_FANOUT_REPEAT runs.
 source "$(dirname "$0")/lib.sh"
 
 proto=${1:-poll}
@@ -49,11 +50,14 @@ run_one() {
 targets="floor ours"
 [ "$nchan" = 1 ] && targets="floor ours nchan"
 declare -A last perkib before parked after bad cpu busy
-for rep in $(seq "$BENCH_REPEAT"); do
+for rep in $(seq "$BENCH_FANOUT_REPEAT"); do
     wait_for_idle_machine
     for mode in $modes; do
         mode_targets=$targets
         [ "$proto" = poll ] && mode_targets="$targets floor-tuned"
+        # Every other run in reverse order: a server measured right after another one inherits its leftovers
+        # (10,000 closing connections, a busier page allocator), so no target always goes second.
+        [ $((rep % 2)) = 0 ] && mode_targets=$(printf '%s\n' $mode_targets | tac | tr '\n' ' ')
         for target in $mode_targets; do
             run_one "$target" "$mode"
             line=$LINE

@@ -5,6 +5,7 @@
 # Settings (environment):
 #   BENCH_DURATION   seconds per wrk run (10)          BENCH_REPEAT     runs per measurement, median (3)
 #   BENCH_FANOUT_N   parked long-polls / streams (10000) BENCH_SESSIONS_N idle sessions for scenario 4 (100000)
+#   BENCH_FANOUT_REPEAT  runs per fan-out measurement, median (5): a fan-out is one short burst, the noisiest figure
 #   BENCH_PORT       first of three ports: server, C floor, nginx (23480)
 #   REMVVM_SERVER    a prebuilt server binary (else built in .build-bench with cross-module optimization)
 #   BENCH_RESULTS    the results file the driver collects (bench/bin/results.tsv)
@@ -22,6 +23,7 @@ mkdir -p "$BIN" "$LOGS"
 BENCH_DURATION=${BENCH_DURATION:-10}
 BENCH_REPEAT=${BENCH_REPEAT:-3}
 BENCH_FANOUT_N=${BENCH_FANOUT_N:-10000}
+BENCH_FANOUT_REPEAT=${BENCH_FANOUT_REPEAT:-5}
 BENCH_SESSIONS_N=${BENCH_SESSIONS_N:-100000}
 # below the ephemeral range (32768-60999), where 10,000 client sockets would collide with a listener
 BENCH_PORT=${BENCH_PORT:-23480}

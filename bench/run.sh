@@ -20,7 +20,7 @@ commit=$(git -C "$REPO_DIR" describe --always --dirty 2>/dev/null || echo unknow
 machine="$(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r), libmicrohttpd $mhd, $swiftv"
 say "ReMVVM Server benchmarks - $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit"
 say "machine: $machine"
-say "settings: wrk ${BENCH_DURATION}s x $BENCH_REPEAT runs (medians), fan-out N=$BENCH_FANOUT_N, sessions N=$BENCH_SESSIONS_N"
+say "settings: wrk ${BENCH_DURATION}s x $BENCH_REPEAT runs (medians), fan-out N=$BENCH_FANOUT_N x $BENCH_FANOUT_REPEAT runs, sessions N=$BENCH_SESSIONS_N"
 say ""
 
 for s in $scenarios; do
