@@ -41,7 +41,7 @@ done
 
 {
     echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') at commit $commit; machine: $machine."
-    echo "Settings: wrk ${BENCH_DURATION}s x $BENCH_REPEAT runs (medians), fan-out N=$BENCH_FANOUT_N, sessions N=$BENCH_SESSIONS_N."
+    echo "Settings: wrk ${BENCH_DURATION}s x $BENCH_REPEAT runs (medians), fan-out N=$BENCH_FANOUT_N x $BENCH_FANOUT_REPEAT runs, sessions N=$BENCH_SESSIONS_N."
     echo
     echo "| scenario | measure | remvvm-server | floor / reference | ratio | target | result |"
     echo "| --- | --- | ---: | ---: | ---: | --- | --- |"
