@@ -70,6 +70,22 @@ struct ProjectionTests {
         #expect(store.views(name, since: 0).past?.first?.version == 0)
     }
 
+    @Test(arguments: [3, 16, 17, 40])
+    func viewsAreFoundByNameHoweverManyThereAre(count: Int) {
+        // Up to 16 names are compared, beyond that hashed: both ways find every view and only those.
+        var views = Projections<TestState>()
+        for index in 0..<count {
+            views.add("view\(index)", from: \.counter) { CounterModel(counter: String($0 + index)) }
+        }
+        views.add("view0", from: \.name) { NameModel(name: $0) }  // Replaced in place: still index 0.
+        #expect(views.count == count)
+        for index in 0..<count { #expect(views.index(of: "view\(index)") == index) }
+        #expect(views.index(of: "view\(count)") == nil)
+        #expect(views.index(of: "View0") == nil)
+        #expect(views.viewSet(named: ["view\(count - 1)", "view0"]).map(\.count) == .success(2))
+        #expect(views.viewSet(named: ["view0", "nope"]) == .failure(UnknownViewError(name: "nope")))
+    }
+
     @Test func unknownViewNameIsReported() {
         let store = makeDefinition().makeStore()
         #expect(store.viewSet(named: ["counter", "nope"]) == .failure(UnknownViewError(name: "nope")))

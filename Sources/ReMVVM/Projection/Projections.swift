@@ -14,7 +14,10 @@ public struct Projections<State>: Sendable {
     public init() {}
 
     /// The registered view names, in registration order.
-    public var names: [String] { entries.map(\.name) }
+    ///
+    /// Kept beside the projections: a name is looked up on every request that names its views, and a list of
+    /// strings is read without the generic projections' metadata.
+    public private(set) var names: [String] = []
 
     /// How many views are registered.
     public var count: Int { entries.count }
@@ -37,7 +40,18 @@ public struct Projections<State>: Sendable {
     }
 
     /// The index of the view called `name`.
-    public func index(of name: String) -> Int? { indexByName[name] }
+    public func index(of name: String) -> Int? {
+        // An app has a handful of views: comparing their names costs less than hashing the one asked for, which
+        // every request naming its views (`?views=`) does.
+        guard names.count <= Self.namesCompared else { return indexByName[name] }
+        return names.withUnsafeBufferPointer { names in
+            for index in names.indices where names[index] == name { return index }
+            return nil
+        }
+    }
+
+    /// Up to how many views a name is found by comparing rather than hashing.
+    private static var namesCompared: Int { 16 }
 
     /// The set of views with these names, or the first unknown name.
     ///
@@ -46,7 +60,7 @@ public struct Projections<State>: Sendable {
     public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         var set = ViewSet.none
         for name in names {
-            guard let index = indexByName[name] else { return .failure(UnknownViewError(name: name)) }
+            guard let index = index(of: name) else { return .failure(UnknownViewError(name: name)) }
             set.insert(index)
         }
         return .success(set)
@@ -68,6 +82,7 @@ public struct Projections<State>: Sendable {
         precondition(entries.count < ViewSet.capacity, "a store supports at most \(ViewSet.capacity) views")
         indexByName[projection.name] = entries.count
         entries.append(projection)
+        names.append(projection.name)
     }
 }
 

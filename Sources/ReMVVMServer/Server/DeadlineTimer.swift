@@ -7,12 +7,12 @@ import Synchronization
 /// Deadlines are kept in buckets of one tick, so each check touches only what expires in it,
 /// however many polls are parked. The housekeeper sleeps until the earliest bucket
 /// (``sleep(until:)``), and a deadline scheduled before the time it sleeps until wakes it. A callback is found
-/// again by its id, a ``SlotTable`` handle: cancelling, which every answered long-poll does, touches one slot.
+/// again by its id, a slot table's handle: cancelling, which every answered long-poll does, touches one slot.
 final class DeadlineTimer: Sendable {
     typealias Callback = @Sendable () -> Void
 
     private struct State {
-        var callbacks = SlotTable<Callback>()
+        var callbacks = CallbackTable()
         /// The ids due in each tick; a cancelled one stays until its tick, where it finds nothing.
         var buckets: [Int64: [UInt64]] = [:]
         var lastFiredBucket: Int64 = 0
@@ -55,7 +55,7 @@ final class DeadlineTimer: Sendable {
     /// Removes a callback that has not fired; false if it already did.
     @discardableResult
     func cancel(_ id: UInt64) -> Bool {
-        state.withLock { $0.callbacks.remove(id) != nil }
+        state.withLock { $0.callbacks.discard(id) }
     }
 
     /// Fires every callback whose deadline has passed.
