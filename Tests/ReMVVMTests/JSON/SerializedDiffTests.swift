@@ -32,6 +32,31 @@ struct SerializedDiffTests {
         }
     }
 
+    /// One member changed, the shortcut's case, and its edges: the path escaped, a change of kind, a nested
+    /// container, two changes, a member added or renamed, an empty object.
+    static let singleMemberChanges: [(JSONValue, JSONValue)] = [
+        (["counter": "0"], ["counter": "1"]),
+        (["a": 1, "b": true, "c": "x"], ["a": 1, "b": false, "c": "x"]),
+        (["a/b": 1, "~x": 2], ["a/b": 1, "~x": 3]),
+        (["a/b": 1, "~x": 2], ["a/b": 4, "~x": 2]),
+        (["a": [1, 2], "b": 0], ["a": ["k": 1], "b": 0]),
+        (["a": ["k": 1], "b": 0], ["a": ["k": 2], "b": 0]),
+        (["a": [1, 2], "b": 0], ["a": [1, 3], "b": 0]),
+        (["a": 1, "b": 2], ["a": 3, "b": 4]),
+        (["a": 1], ["a": 2, "b": 3]),
+        (["a": 1, "b": 2], ["a": 1, "c": 2]),
+        (["a": 1], [:]),
+        ([:], ["a": 1]),
+        (["a": .null], ["a": "long enough to be worth more than its own replace"]),
+    ]
+
+    @Test(arguments: singleMemberChanges)
+    func aSingleChangedMemberIsWrittenAsTheTreeDifferWritesIt(_ old: JSONValue, _ new: JSONValue) throws {
+        #expect(Self.byteDiff(old, new) == Self.treeDiff(old, new))
+        let bytes = try #require(JSONPatch.serializedDiff(fromSerialized: old.serialized(), to: new.serialized()))
+        #expect(try JSONPatch(parsing: JSONValue(parsing: bytes)).apply(to: old) == new)
+    }
+
     @Test
     func equalDocumentsGiveTheEmptyPatch() {
         var random = RandomJSON(seed: 11)

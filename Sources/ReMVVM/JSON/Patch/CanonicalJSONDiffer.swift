@@ -47,11 +47,51 @@ struct CanonicalJSONDiffer: ~Copyable {
                 guard let oldEnd = CanonicalJSONScanner(old).valueEnd(from: 0), oldEnd == old.count,
                     let newEnd = CanonicalJSONScanner(new).valueEnd(from: 0), newEnd == new.count
                 else { return nil }
+                if let patch = singleReplace(old, new) { return patch }
                 var differ = CanonicalJSONDiffer(old: old, new: new, scratch: Scratch.take())
                 differ.diff(0..<oldEnd, 0..<newEnd)
                 return differ.finish()
             }
         }
+    }
+
+    /// The patch when both documents are objects with the same names and one member's value changed (not an
+    /// object into an object, nor an array into an array): a single `replace`, as the rules below would write
+    /// it. That is the commonest change to a view (a counter, a flag, a title), and it needs neither the
+    /// working lists nor the cost estimates. Nil for anything else.
+    private static func singleReplace(_ old: UnsafeBufferPointer<UInt8>, _ new: UnsafeBufferPointer<UInt8>) -> [UInt8]?
+    {
+        // Past an empty object's `{}`: the first member's quote.
+        guard old.count > 2, new.count > 2, old[0] == UInt8(ascii: "{"), new[0] == UInt8(ascii: "{") else {
+            return nil
+        }
+        let oldScanner = CanonicalJSONScanner(old)
+        let newScanner = CanonicalJSONScanner(new)
+        var oldIndex: Int? = 1
+        var newIndex: Int? = 1
+        var changed: (name: Range<Int>, value: Range<Int>)?
+        while let oldStart = oldIndex, let newStart = newIndex {
+            guard let oldMember = oldScanner.member(at: oldStart), let newMember = newScanner.member(at: newStart),
+                CanonicalJSONScanner.equal(old, oldMember.name, new, newMember.name)
+            else { return nil }
+            if !CanonicalJSONScanner.equal(old, oldMember.value, new, newMember.value) {
+                let kinds = (old[oldMember.value.lowerBound], new[newMember.value.lowerBound])
+                let isNested = kinds.0 == kinds.1 && (kinds.0 == UInt8(ascii: "{") || kinds.0 == UInt8(ascii: "["))
+                guard changed == nil, !isNested else { return nil }
+                changed = (newMember.name, newMember.value)
+            }
+            oldIndex = oldMember.next
+            newIndex = newMember.next
+        }
+        guard oldIndex == nil, newIndex == nil, let changed else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(changed.name.count + changed.value.count + 40)
+        output.append(utf8: #"[{"op":"replace","path":"/"#)
+        appendPointerEscaped(new[changed.name], to: &output)
+        output.append(utf8: #"","value":"#)
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: new[changed.value]))
+        output.append(utf8: "}]")
+        return output
     }
 
     /// The patch; the working lists go back to the spare scratch.
@@ -257,20 +297,24 @@ struct CanonicalJSONDiffer: ~Copyable {
     private mutating func pushKey(_ key: Range<Int>, in document: UnsafeBufferPointer<UInt8>) -> Token {
         let token = (start: path.count, length: CanonicalJSONScanner.unescapedLength(of: key, in: document))
         path.append(UInt8(ascii: "/"))
-        let name = document[key]
-        if name.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
-            for byte in name {
-                switch byte {
-                case UInt8(ascii: "~"): path.append(utf8: "~0")
-                case UInt8(ascii: "/"): path.append(utf8: "~1")
-                default: path.append(byte)
-                }
-            }
-        } else {
-            path.append(contentsOf: UnsafeBufferPointer(rebasing: name))
-        }
+        Self.appendPointerEscaped(document[key], to: &path)
         pathCost += token.length + 1
         return token
+    }
+
+    /// Appends a member name's escaped bytes with `~` and `/` pointer-escaped (see ``pushKey(_:in:)``).
+    private static func appendPointerEscaped(_ name: Slice<UnsafeBufferPointer<UInt8>>, to path: inout [UInt8]) {
+        guard name.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else {
+            path.append(contentsOf: UnsafeBufferPointer(rebasing: name))
+            return
+        }
+        for byte in name {
+            switch byte {
+            case UInt8(ascii: "~"): path.append(utf8: "~0")
+            case UInt8(ascii: "/"): path.append(utf8: "~1")
+            default: path.append(byte)
+            }
+        }
     }
 
     private mutating func pushIndex(_ index: Int) -> Token {

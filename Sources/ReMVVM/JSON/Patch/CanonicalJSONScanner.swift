@@ -74,6 +74,15 @@ struct CanonicalJSONScanner {
         }
     }
 
+    /// The member of an (already checked) object that starts at `index`, its name's opening quote: the name's
+    /// bytes between its quotes, its value, and where the next member starts (nil after the last).
+    func member(at index: Int) -> (name: Range<Int>, value: Range<Int>, next: Int?)? {
+        guard let keyEnd = stringEnd(from: index), let valueEnd = valueEnd(from: keyEnd + 1), valueEnd < bytes.count
+        else { return nil }
+        let next = bytes[valueEnd] == UInt8(ascii: ",") ? valueEnd + 1 : nil
+        return ((index + 1)..<(keyEnd - 1), (keyEnd + 1)..<valueEnd, next)
+    }
+
     /// Appends the element ranges of the (already checked) array at `array` to `ranges`.
     func appendElements(of array: Range<Int>, to ranges: inout [Range<Int>]) {
         var index = array.lowerBound + 1
