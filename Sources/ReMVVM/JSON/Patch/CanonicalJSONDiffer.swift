@@ -61,7 +61,7 @@ struct CanonicalJSONDiffer: ~Copyable {
     /// working lists nor the cost estimates. Nil for anything else.
     private static func singleReplace(_ old: UnsafeBufferPointer<UInt8>, _ new: UnsafeBufferPointer<UInt8>) -> [UInt8]?
     {
-        // Past an empty object's `{}`: the first member's quote.
+        // Both objects non-empty, so index 1 is each one's first member (its name's opening quote).
         guard old.count > 2, new.count > 2, old[0] == UInt8(ascii: "{"), new[0] == UInt8(ascii: "{") else {
             return nil
         }
