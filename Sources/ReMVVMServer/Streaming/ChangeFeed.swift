@@ -182,7 +182,7 @@ struct ChangeFeed {
             body.append(UInt8(ascii: ":"))
             switch value {
             case .string(let text): JSONValue.string(text).serialize(into: &body)
-            case .literal(let text): body += text.bytes
+            case .literal(let text): body.append(utf8: text)
             }
             body.append(UInt8(ascii: ","))
         }
@@ -227,14 +227,7 @@ struct ChangeFeed {
 
     private static func appendQuoted(_ name: StaticString, to body: inout [UInt8]) {
         body.append(UInt8(ascii: "\""))
-        body += name.bytes
+        body.append(utf8: name)
         body.append(UInt8(ascii: "\""))
-    }
-}
-
-extension StaticString {
-    /// The literal's UTF-8 bytes, in place.
-    fileprivate var bytes: UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount)
     }
 }

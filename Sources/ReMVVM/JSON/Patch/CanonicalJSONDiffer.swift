@@ -270,7 +270,7 @@ struct CanonicalJSONDiffer: ~Copyable {
         let start = output.count
         if output.count > 1 { output.append(UInt8(ascii: ",")) }
         output.append(utf8: #"{"op":""#)
-        output.append(contentsOf: UnsafeBufferPointer(start: operation.utf8Start, count: operation.utf8CodeUnitCount))
+        output.append(utf8: operation)
         output.append(utf8: #"","path":""#)
         output += path
         output.append(UInt8(ascii: "\""))
