@@ -38,8 +38,8 @@ func mhdAccessHandler(
 }
 
 /// The URI callback (`MHD_OPTION_URI_LOG_CALLBACK`), called with each request line before its header fields are
-/// read. Its result is the request's first context: `nil`, or ``DirectAnswer/mark`` for a URL too long to leave
-/// the connection's memory room for an answer, which is answered here.
+/// read. Its result is the request's first context: `nil`, or ``DirectAnswer/mark`` for a URL too long, or with
+/// too many query arguments, to leave the connection's memory room for the rest, which is answered here.
 func mhdURISeen(
     _ closure: UnsafeMutableRawPointer?,
     _ uri: UnsafePointer<CChar>?,
@@ -47,7 +47,7 @@ func mhdURISeen(
 ) -> UnsafeMutableRawPointer? {
     guard let closure, let uri, let connection else { return nil }
     let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
-    return core.screenURL(length: strlen(uri), on: ConnectionHandle(pointer: connection))
+    return core.screenURL(URLShape(uri), on: ConnectionHandle(pointer: connection))
 }
 
 /// The request-completed callback (`MHD_OPTION_NOTIFY_COMPLETED`): the one place the transport's reference to a

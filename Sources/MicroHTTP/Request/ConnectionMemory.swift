@@ -7,7 +7,7 @@ import CMicroHTTPD
 /// fields in one fixed pool per connection (``HTTPServerConfiguration/connectionMemoryLimit``). A head that only
 /// just fits leaves too little for any answer: libmicrohttpd would close the connection after the handler ran, so
 /// the client never learned that its action was applied, or, for a long URL, leave it unanswered until its idle
-/// timeout. Such requests are refused unhandled instead, a URL longer than ``longestURL`` with 414 as soon as the
+/// timeout. Such requests are refused unhandled instead, a URL that ``admits(url:)`` refuses with 414 as soon as the
 /// request line is read and a head that leaves less than ``answerRoom`` with 431 before the handler, both written
 /// past libmicrohttpd (``DirectAnswer``).
 struct ConnectionMemory: Sendable {
@@ -17,6 +17,9 @@ struct ConnectionMemory: Sendable {
     /// Pool bytes an answer's status line and header fields must find free: three times the largest the server
     /// writes, so an estimate a few hundred bytes short still leaves room.
     static let answerRoom = 1024
+    /// Pool bytes a request line must leave for the header fields after it: a dozen ordinary fields of a few
+    /// hundred bytes with their entries. Past it, fields do not fit beside a URL that was admitted.
+    static let fieldRoom = 1024
     /// The smallest pool the server accepts: with less, the heads of ordinary browser requests (a few hundred
     /// bytes and a dozen fields) would not leave the answer its room.
     static let smallestLimit = 4096
@@ -24,10 +27,24 @@ struct ConnectionMemory: Sendable {
     /// The pool's size in bytes.
     let limit: Int
 
-    /// The longest URL a request may have: the rest of the pool is the answer's room. libmicrohttpd reads the
-    /// request line into the pool before the header fields, and a URL much longer leaves it no room for an
-    /// answer, its own 414 or 431 included.
-    var longestURL: Int { limit - Self.answerRoom }
+    /// The longest URL a request may have, when it has no query arguments: the rest of the pool is the header
+    /// fields' room and the answer's.
+    var longestURL: Int { limit - Self.fieldRoom - Self.answerRoom }
+
+    /// The most query arguments a URL may have, however short: their entries share the half of the pool that
+    /// libmicrohttpd does not first read into with the header fields' room.
+    var mostArguments: Int { (limit - limit / 2 - Self.fieldRoom) / Self.bytesPerValue }
+
+    /// Whether a request line with this URL leaves room for its header fields and its answer.
+    ///
+    /// libmicrohttpd reads the head into a buffer that starts at half the pool and grows with the head, and keeps
+    /// an entry per query argument at the pool's other end as soon as the request line is read. A URL whose
+    /// arguments leave no room for those entries, or for the header fields read next, gets libmicrohttpd's own
+    /// 431, or, with no room left for that either, no answer until the idle timeout.
+    func admits(url: URLShape) -> Bool {
+        let readBuffer = max(limit / 2, url.length + Self.answerRoom)
+        return readBuffer + url.arguments * Self.bytesPerValue + Self.fieldRoom <= limit
+    }
 
     /// The pool bytes a head takes: the head as received (request line and header fields), an entry per parsed
     /// value, and libmicrohttpd's copy of the `Cookie` field, which it parses into cookies.

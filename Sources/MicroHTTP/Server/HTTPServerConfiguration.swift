@@ -22,9 +22,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Bytes of libmicrohttpd memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`).
     ///
     /// It holds the request head, the values parsed out of it and the answer's status line and header fields.
-    /// A URL longer than the pool less 1 KiB is refused with 414, and a head that leaves less than 1 KiB for the
-    /// answer with 431, both unhandled (``ConnectionMemory``): with the default 4.5 KiB, URLs over 3,584 bytes, and
-    /// header fields over about 3 KB or a `Cookie` field over about 1.5 KB (libmicrohttpd keeps it twice).
+    /// A URL that would leave less than 1 KiB for the header fields and 1 KiB for the answer, counting 64 bytes per
+    /// query argument, is refused with 414, and a head that leaves less than 1 KiB for the answer with 431, both
+    /// unhandled (``ConnectionMemory``): with the default 4.5 KiB, URLs over 2,560 bytes less 64 per argument or
+    /// with more than 20 arguments, and header fields over about 3 KB or a `Cookie` field over about 1.5 KB
+    /// (libmicrohttpd keeps it twice).
     /// libmicrohttpd zeroes the whole pool after every answer, so a connection that has been answered once keeps
     /// all of it resident: each KiB here is a KiB per parked long-poll of a client that polls again (7.6 KiB with
     /// the default, 11 KiB with 8,192 bytes; BENCHMARKS.md, scenario 2b). The server does not start with less than

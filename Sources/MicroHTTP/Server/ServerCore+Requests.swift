@@ -1,12 +1,13 @@
 import CMicroHTTPD
 
 extension ServerCore {
-    /// The request line, before the header fields: a URL that leaves the connection's memory no room for an
-    /// answer gets a 414 problem written past libmicrohttpd, which could write none (``DirectAnswer``).
-    func screenURL(length: Int, on connection: ConnectionHandle) -> UnsafeMutableRawPointer? {
+    /// The request line, before the header fields: a URL that leaves the connection's memory no room for its
+    /// header fields and answer gets a 414 problem written past libmicrohttpd, which could write none
+    /// (``DirectAnswer``).
+    func screenURL(_ url: URLShape, on connection: ConnectionHandle) -> UnsafeMutableRawPointer? {
         let memory = ConnectionMemory(limit: configuration.connectionMemoryLimit)
-        guard length > memory.longestURL else { return nil }
-        DirectAnswer.send(.uriTooLong(longest: memory.longestURL), on: connection)
+        guard !memory.admits(url: url) else { return nil }
+        DirectAnswer.send(.uriTooLong(url, memory: memory), on: connection)
         return DirectAnswer.mark
     }
 

@@ -31,9 +31,4 @@ struct DirectAnswerTests {
         #expect(!text.contains("keep-alive"))
         #expect(text.hasSuffix("Content-Length: 2\r\nConnection: close\r\n\r\nab"))
     }
-
-    @Test func theLongestURLLeavesTheAnswerItsRoom() {
-        #expect(ConnectionMemory(limit: 8192).longestURL == 8192 - ConnectionMemory.answerRoom)
-        #expect(ConnectionMemory(limit: 4608).longestURL == 4608 - ConnectionMemory.answerRoom)
-    }
 }
