@@ -35,15 +35,15 @@ struct ConnectionMemory: Sendable {
     /// libmicrohttpd does not first read into with the header fields' room.
     var mostArguments: Int { (limit - limit / 2 - Self.fieldRoom) / Self.bytesPerValue }
 
-    /// Whether a request line with this URL leaves room for its header fields and its answer.
+    /// Whether a request line with this URL leaves room for its header fields and its answer: its length, with an
+    /// entry per query argument, is at most ``longestURL``, and it has at most ``mostArguments``.
     ///
     /// libmicrohttpd reads the head into a buffer that starts at half the pool and grows with the head, and keeps
     /// an entry per query argument at the pool's other end as soon as the request line is read. A URL whose
     /// arguments leave no room for those entries, or for the header fields read next, gets libmicrohttpd's own
     /// 431, or, with no room left for that either, no answer until the idle timeout.
     func admits(url: URLShape) -> Bool {
-        let readBuffer = max(limit / 2, url.length + Self.answerRoom)
-        return readBuffer + url.arguments * Self.bytesPerValue + Self.fieldRoom <= limit
+        url.arguments <= mostArguments && url.length + url.arguments * Self.bytesPerValue <= longestURL
     }
 
     /// The pool bytes a head takes: the head as received (request line and header fields), an entry per parsed
