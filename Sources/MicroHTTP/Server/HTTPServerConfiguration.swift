@@ -28,7 +28,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// with more than 20 arguments, and header fields over about 3 KB or a `Cookie` field over about 1.5 KB
     /// (libmicrohttpd keeps it twice).
     /// libmicrohttpd zeroes the whole pool after every answer, so a connection that has been answered once keeps
-    /// all of it resident: each KiB here is a KiB per parked long-poll of a client that polls again (7.6 KiB with
+    /// all of it resident: each KiB here is a KiB per parked long-poll of a client that polls again (7.1 KiB with
     /// the default, 11 KiB with 8,192 bytes; BENCHMARKS.md, scenario 2b). The server does not start with less than
     /// 4 KiB.
     public var connectionMemoryLimit: Int = HTTPServerConfiguration.defaultConnectionMemoryLimit
