@@ -50,13 +50,14 @@ extension HTTPResponse {
     /// The transport's answer to a URL that ``ConnectionMemory/admits(url:)`` refuses; the request is not
     /// handled.
     static func uriTooLong(_ url: URLShape, memory: ConnectionMemory) -> HTTPResponse {
-        problem(
+        let arguments = url.arguments == 1 ? "1 query argument" : "\(url.arguments) query arguments"
+        return problem(
             status: 414,
             title: "URI Too Long",
-            detail: "the request's URL (\(url.length) bytes, \(url.arguments) query arguments) leaves too little of "
-                + "the connection's \(memory.limit) bytes for its header fields and answer: a URL may have "
-                + "\(memory.longestURL) bytes less \(ConnectionMemory.bytesPerValue) per query argument, and at most "
-                + "\(memory.mostArguments) arguments"
+            detail: "the request's URL (\(url.length) bytes, \(arguments)) leaves too little of the connection's "
+                + "\(memory.limit) bytes for its header fields and answer: a URL may have \(memory.longestURL) bytes "
+                + "less \(ConnectionMemory.bytesPerValue) per query argument, and at most \(memory.mostArguments) "
+                + "arguments"
         )
     }
 
