@@ -19,6 +19,20 @@ struct ServerSentEventTests {
         let bytes = ServerSentEvent.bytes(id: "e.7", event: "reset", data: Array(#"{"a":1}"#.utf8))
         #expect(String(decoding: bytes, as: UTF8.self) == "id: e.7\nevent: reset\ndata: {\"a\":1}\n\n")
     }
+
+    /// An answer read once writes its event itself; a shared one writes it once for all its readers. Both give
+    /// the same bytes: `patch` for changes, `reset` when the client must replace its views.
+    @Test(arguments: [nil, ChangeFeed.ResetReason.expired, .epoch, .ahead])
+    func anAnswerGivesTheSameEventSharedOrNot(reset: ChangeFeed.ResetReason?) {
+        let body = Array(#"{"to":"e.3","views":{}}"#.utf8)
+        let answer = ChangeFeed.Answer(body: body, to: 3, version: "e.3", hasChanges: true, reset: reset)
+        let expected = ServerSentEvent.bytes(id: "e.3", event: reset == nil ? "patch" : "reset", data: body)
+        let shared = answer.sharing()
+        #expect(answer.event == expected)
+        #expect(shared.event == expected)
+        #expect(shared.event == expected, "read again from the shared bytes")
+        #expect(!answer.isShared && shared.isShared)
+    }
 }
 
 /// Change-feed bodies are written straight into bytes; they must be what serializing the same value gives.

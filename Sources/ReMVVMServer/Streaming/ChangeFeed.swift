@@ -42,10 +42,11 @@ struct ChangeFeed {
         let reset: ResetReason?
         /// The long-poll response, headers included.
         private(set) var response: HTTPResponse
-        /// The Server-Sent Event (`patch` or `reset`) with the version as its id, written when a stream
-        /// first needs it and then shared: long-polls never pay for it.
-        var event: [UInt8] { sharedEvent.bytes }
-        private let sharedEvent: LazyEvent
+        /// The Server-Sent Event (`patch` or `reset`) with the version as its id. A shared answer writes it when
+        /// a stream first needs it and keeps it for the others; an answer read once (one poll or stream per
+        /// session) writes it for its one reader, so long-polls never pay for it, not even an allocation.
+        var event: [UInt8] { sharedEvent?.bytes ?? LazyEvent.bytes(id: version, reset: reset, data: body) }
+        private var sharedEvent: LazyEvent?
 
         /// `version` is the cursor of `to` as written in the body, so it is written once per answer.
         init(body: [UInt8], to: UInt64, version: String, hasChanges: Bool, reset: ResetReason?) {
@@ -55,7 +56,6 @@ struct ChangeFeed {
             self.hasChanges = hasChanges
             self.reset = reset
             response = HTTPResponse(status: 200, headers: API.versionedHeaders(version: version), body: .bytes(body))
-            sharedEvent = LazyEvent(id: version, event: reset == nil ? "patch" : "reset", data: body)
         }
 
         /// Whether the transport builds one libmicrohttpd response for every waiter that sends this answer.
@@ -66,30 +66,36 @@ struct ChangeFeed {
         func sharing() -> Answer {
             var shared = self
             shared.response = response.shared()
+            shared.sharedEvent = LazyEvent(id: version, reset: reset, data: body)
             return shared
         }
     }
 
-    /// An answer's event bytes, made once by whichever stream asks first.
+    /// A shared answer's event bytes, made once by whichever stream asks first.
     final class LazyEvent: Sendable {
         private let id: String
-        private let event: String
+        private let reset: ResetReason?
         private let data: [UInt8]
         private let made = Mutex<[UInt8]?>(nil)
 
-        init(id: String, event: String, data: [UInt8]) {
+        init(id: String, reset: ResetReason?, data: [UInt8]) {
             self.id = id
-            self.event = event
+            self.reset = reset
             self.data = data
         }
 
         var bytes: [UInt8] {
             made.withLock { made in
                 if let made { return made }
-                let bytes = ServerSentEvent.bytes(id: id, event: event, data: data)
+                let bytes = Self.bytes(id: id, reset: reset, data: data)
                 made = bytes
                 return bytes
             }
+        }
+
+        /// The event of an answer: `reset` when the client must replace its views, else `patch`.
+        static func bytes(id: String, reset: ResetReason?, data: [UInt8]) -> [UInt8] {
+            ServerSentEvent.bytes(id: id, event: reset == nil ? "patch" : "reset", data: data)
         }
     }
 
