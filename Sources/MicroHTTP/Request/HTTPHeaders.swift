@@ -134,12 +134,18 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
             rhs.utf8.withContiguousStorageIfAvailable { right in bytesMatch(left, right) }
         }
         if let inPlace, let result = inPlace { return result }
-        return bytesMatch(Array(lhs.utf8), Array(rhs.utf8))  // Bridged strings only.
+        // Bridged strings only.
+        return Array(lhs.utf8).withUnsafeBufferPointer { left in
+            Array(rhs.utf8).withUnsafeBufferPointer { right in bytesMatch(left, right) }
+        }
     }
 
-    private static func bytesMatch(_ left: some Collection<UInt8>, _ right: some Collection<UInt8>) -> Bool {
-        for (l, r) in zip(left, right) where l != r && lowercased(l) != lowercased(r) {
-            return false
+    private static func bytesMatch(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        // An indexed loop: `zip` over the two buffers took several times the instructions, on every lookup.
+        for index in 0..<Swift.min(left.count, right.count) {
+            let l = left[index]
+            let r = right[index]
+            if l != r && lowercased(l) != lowercased(r) { return false }
         }
         return true
     }

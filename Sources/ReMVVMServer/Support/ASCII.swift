@@ -16,12 +16,19 @@ enum ASCII {
     }
 
     /// Whether `bytes`, with ASCII letters lowercased, equal `lowercase` (which must be lowercase already).
+    ///
+    /// An indexed loop over the two buffers: it runs on every dispatch (the media type, the bearer scheme), and
+    /// `zip` over a slice took about four times the instructions.
     static func equalsLowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         return lowercase.withUTF8Buffer { expected in
-            zip(bytes, expected).allSatisfy { byte, wanted in
-                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
+            let base = bytes.startIndex
+            for offset in 0..<expected.count {
+                let byte = bytes.base[base + offset]
+                let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                guard folded == expected[offset] else { return false }
             }
+            return true
         }
     }
 }
