@@ -141,7 +141,7 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
     }
 
     private static func bytesMatch(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
-        // An indexed loop: `zip` over the two buffers took several times the instructions, on every lookup.
+        // An indexed loop, not `zip`'s generic iterators: it runs for every header lookup.
         for index in 0..<Swift.min(left.count, right.count) {
             let l = left[index]
             let r = right[index]

@@ -42,9 +42,9 @@ struct ChangeFeed {
         let reset: ResetReason?
         /// The long-poll response, headers included.
         private(set) var response: HTTPResponse
-        /// The Server-Sent Event (`patch` or `reset`) with the version as its id. A shared answer writes it when
-        /// a stream first needs it and keeps it for the others; an answer read once (one poll or stream per
-        /// session) writes it for its one reader, so long-polls never pay for it, not even an allocation.
+        /// The Server-Sent Event (`patch` or `reset`) with the version as its id, written only when a stream asks:
+        /// a shared answer keeps it for its other readers; an answer read once (one poll or stream per session)
+        /// writes it for that reader and allocates nothing to keep it in.
         var event: [UInt8] { sharedEvent?.bytes ?? LazyEvent.bytes(id: version, reset: reset, data: body) }
         private var sharedEvent: LazyEvent?
 
