@@ -203,6 +203,22 @@ extension EndToEnd {
             }
         }
 
+        /// One view asked for alone: found with blanks around it, and an unknown one named in the problem.
+        @Test func oneViewIsReadByNameAndAnUnknownOneIsNamed() async throws {
+            try await withTestServer { server in
+                let api = try server.client()
+                let session = try await api.createSession()
+                let counter = try await api.read(session, query: "?views=%20counter%09")
+                #expect(counter.status == 200)
+                let views = try counter.json()["views"]?.members ?? [:]
+                #expect(Array(views.keys) == ["counter"])
+                let unknown = try await api.read(session, query: "?views=nope")
+                #expect(unknown.status == 400)
+                #expect(try unknown.json()["type"] == "/problems/unknown-view")
+                #expect(try unknown.json()["detail"]?.stringValue?.contains("'nope'") == true)
+            }
+        }
+
         @Test func anUnknownViewIs400NamingTheKnownViews() async throws {
             try await withTestServer { server in
                 let api = try server.client()

@@ -84,10 +84,26 @@ struct ProjectionTests {
         #expect(views.index(of: "View0") == nil)
         #expect(views.viewSet(named: ["view\(count - 1)", "view0"]).map(\.count) == .success(2))
         #expect(views.viewSet(named: ["view0", "nope"]) == .failure(UnknownViewError(name: "nope")))
+        // One name alone finds what a list of that one name finds, compared or hashed.
+        for name in (0...count).map({ "view\($0)" }) + ["View0", ""] {
+            #expect(views.viewSet(named: name) == views.viewSet(named: [name]), "\(name) of \(count)")
+        }
     }
 
     @Test func unknownViewNameIsReported() {
         let store = makeDefinition().makeStore()
         #expect(store.viewSet(named: ["counter", "nope"]) == .failure(UnknownViewError(name: "nope")))
+        #expect(store.viewSet(named: "nope") == .failure(UnknownViewError(name: "nope")))
+    }
+
+    /// A store reached as `any ProjectedStore`, wrapped or not, finds one view by its name as a list of it does.
+    @Test func oneViewIsFoundByNameThroughEveryStoreForm() {
+        let store = makeDefinition().makeStore()
+        let forms: [any ProjectedStore] = [store, AnyProjectedStore(store)]
+        for form in forms {
+            for name in store.viewNames + ["nope", ""] {
+                #expect(form.viewSet(named: name) == form.viewSet(named: [name]), "\(type(of: form)): \(name)")
+            }
+        }
     }
 }

@@ -53,6 +53,15 @@ public struct Projections<State>: Sendable {
     /// Up to how many views a name is found by comparing rather than hashing.
     private static var namesCompared: Int { 16 }
 
+    /// The one view called `name`, or the name as unknown: what most requests ask for (`?views=counter`),
+    /// without a list to allocate.
+    public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
+        guard let index = index(of: name) else { return .failure(UnknownViewError(name: name)) }
+        var set = ViewSet.none
+        set.insert(index)
+        return .success(set)
+    }
+
     /// The set of views with these names, or the first unknown name.
     ///
     /// The array form is what stores call on every request: concrete, so it needs no generic

@@ -33,6 +33,10 @@ public final class AnyProjectedStore: ProjectedStore {
         base.viewSet(named: names)
     }
 
+    public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
+        base.viewSet(named: name)
+    }
+
     public func dispatch(
         _ actions: [any StoreAction],
         views: ViewSet,

@@ -15,6 +15,8 @@ public protocol ProjectedStore: AnyObject, Sendable {
     var runningEffects: Int { get }
     /// The views with these names, or the first unknown name.
     func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError>
+    /// The one view called `name`, or the name as unknown.
+    func viewSet(named name: String) -> Result<ViewSet, UnknownViewError>
     /// Dispatches actions as one batch; see ``Store/dispatch(_:views:expectedVersion:)``.
     func dispatch(
         _ actions: [any StoreAction],
@@ -38,3 +40,10 @@ public protocol ProjectedStore: AnyObject, Sendable {
 }
 
 extension Store: ProjectedStore {}
+
+extension ProjectedStore {
+    /// The one view called `name`, through the list form, for a store that has no shorter way.
+    public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
+        viewSet(named: [name])
+    }
+}

@@ -23,6 +23,11 @@ extension Store {
         projections.viewSet(named: names)
     }
 
+    /// The one view called `name`, or the name as unknown.
+    public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
+        projections.viewSet(named: name)
+    }
+
     /// The current snapshots of `views`, read atomically with the version.
     public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) {
         core.withLock { core in (core.version, views.map { core.views[$0].current }) }

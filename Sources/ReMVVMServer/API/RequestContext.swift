@@ -54,16 +54,30 @@ extension HTTPRequest {
     /// (`a,,b`, `a,`) is an unknown view, like any other.
     func viewSelection(of store: any ProjectedStore) throws(Problem) -> ViewSet {
         guard let list = queryValue("views"), !list.isEmpty else { return store.allViews }
-        let names =
-            list.utf8.contains(UInt8(ascii: ","))
-            ? list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
-            : [list.trimmingWhitespace()]  // The common case: one view, no splitting.
-        switch store.viewSet(named: names) {
+        let selected =
+            Self.isList(list)
+            ? store.viewSet(
+                named: list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() })
+            : store.viewSet(named: Self.trimmed(list))  // The common case: one view, no list to split or allocate.
+        switch selected {
         case .success(let views): return views
         case .failure(let error):
             let known = store.viewNames.joined(separator: ", ")
             throw Problem.badRequest("\(error); known views: \(known)", slug: "unknown-view")
         }
+    }
+
+    /// Whether `views` names more than one view (has a comma), read on the bytes where they are contiguous.
+    private static func isList(_ views: String) -> Bool {
+        views.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: ",")) }
+            ?? views.utf8.contains(UInt8(ascii: ","))
+    }
+
+    /// `name` without blanks around it: the string itself when it has none, as a client's `?views=` does.
+    private static func trimmed(_ name: String) -> String {
+        guard let first = name.utf8.first, let last = name.utf8.last, ASCII.isBlank(first) || ASCII.isBlank(last)
+        else { return name }
+        return name.trimmingWhitespace()
     }
 
     /// Whether a cookie-authenticated request comes from a page of another site.
