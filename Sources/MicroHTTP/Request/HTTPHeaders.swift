@@ -41,9 +41,12 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
     /// and assigning `nil` removes them, which is what a caller setting a single-valued header means.
     public subscript(name: String) -> String? {
         get {
-            // Read in place: `first(where:)` would copy (retain and release) every field it passes.
-            fields.withUnsafeBufferPointer { fields in
-                for index in fields.indices where Self.namesMatch(fields[index].name, name) {
+            // Read in place: `first(where:)` would copy (retain and release) every field it passes. Names of
+            // another length are passed over before any call: a browser's request has a dozen fields.
+            let length = name.utf8.count
+            return fields.withUnsafeBufferPointer { fields in
+                for index in fields.indices
+                where fields[index].name.utf8.count == length && Self.namesMatch(fields[index].name, name) {
                     return fields[index].value
                 }
                 return nil
@@ -73,8 +76,9 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence, E
 
     /// Whether at least one field is called `name` (any case).
     public func contains(_ name: String) -> Bool {
-        fields.withUnsafeBufferPointer { fields in
-            fields.indices.contains { Self.namesMatch(fields[$0].name, name) }
+        let length = name.utf8.count
+        return fields.withUnsafeBufferPointer { fields in
+            fields.indices.contains { fields[$0].name.utf8.count == length && Self.namesMatch(fields[$0].name, name) }
         }
     }
 
