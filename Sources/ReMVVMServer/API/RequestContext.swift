@@ -58,7 +58,7 @@ extension HTTPRequest {
             Self.isList(list)
             ? store.viewSet(
                 named: list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() })
-            : store.viewSet(named: Self.trimmed(list))  // The common case: one view, no list to split or allocate.
+            : store.viewSet(named: list.trimmingWhitespace())  // The common case: one view, no list to allocate.
         switch selected {
         case .success(let views): return views
         case .failure(let error):
@@ -71,13 +71,6 @@ extension HTTPRequest {
     private static func isList(_ views: String) -> Bool {
         views.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: ",")) }
             ?? views.utf8.contains(UInt8(ascii: ","))
-    }
-
-    /// `name` without blanks around it: the string itself when it has none, as a client's `?views=` does.
-    private static func trimmed(_ name: String) -> String {
-        guard let first = name.utf8.first, let last = name.utf8.last, ASCII.isBlank(first) || ASCII.isBlank(last)
-        else { return name }
-        return name.trimmingWhitespace()
     }
 
     /// Whether a cookie-authenticated request comes from a page of another site.
@@ -96,6 +89,17 @@ extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
     func trimmingWhitespace() -> String {
         String(Substring(self).trimmingBlanks())
+    }
+}
+
+extension String {
+    /// The text without leading and trailing spaces and tabs: the string itself, not a copy, when it has none,
+    /// as the values clients send almost always do.
+    func trimmingWhitespace() -> String {
+        guard let first = utf8.first, let last = utf8.last, ASCII.isBlank(first) || ASCII.isBlank(last) else {
+            return self
+        }
+        return String(Substring(self).trimmingBlanks())
     }
 }
 
