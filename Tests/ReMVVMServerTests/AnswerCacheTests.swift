@@ -26,24 +26,31 @@ struct AnswerCacheTests {
 
         var session: Session? { server.api.sessions.find(id: id, token: Substring(token)) }
 
-        /// Dispatches `counter/increase`; returns the new version.
-        func increase() throws -> String {
-            let body = Array(#"{"type":"counter/increase"}"#.utf8)
-            let answer = try Self.answer(
-                server,
-                HTTPRequest(
-                    method: "POST", path: "/v1/sessions/\(id)/actions",
-                    headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: body))
+        /// A dispatch that changes the login view: a login under a name of its own.
+        ///
+        /// The tests watch the login view because its JSON is longer than the shortest patch: the counter view
+        /// is small enough to be answered whole, which needs no patch to cache.
+        func changeRequest() -> HTTPRequest {
+            let name = "Ada \(UInt64.random(in: 0...UInt64.max))"
+            let body = Array(#"{"type":"user/login","payload":{"firstName":"\#(name)","lastName":"Lovelace"}}"#.utf8)
+            return HTTPRequest(
+                method: "POST", path: "/v1/sessions/\(id)/actions",
+                headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: body)
+        }
+
+        /// Dispatches ``changeRequest()``; returns the new version.
+        func change() throws -> String {
+            let answer = try Self.answer(server, changeRequest())
             try #require(answer.status == 200)
             return try #require(answer.headers["Store-Version"])
         }
 
-        /// Parks a long-poll on the counter view after `since`; `answered` receives its answer.
+        /// Parks a long-poll on the login view after `since`; `answered` receives its answer.
         func poll(since: String, format: String = "patch", answered: @escaping @Sendable (HTTPResponse) -> Void) {
             server.handle(
                 HTTPRequest(
                     method: "GET", path: "/v1/sessions/\(id)/poll",
-                    query: [("views", "counter"), ("since", since), ("wait", "30s"), ("format", format)],
+                    query: [("views", "login"), ("since", since), ("wait", "30s"), ("format", format)],
                     headers: ["Authorization": "Bearer \(token)"]),
                 responder: Responder(onResponse: answered))
         }
@@ -67,7 +74,7 @@ struct AnswerCacheTests {
     @Test func waitersOfOneVersionShareOneAnswerAndOnlyTheNewestVersionIsKept() throws {
         let client = try Client()
         let session = try #require(client.session)
-        var since = try client.increase()
+        var since = try client.change()
         for round in 1...100 {
             let bodies = Mutex<[[UInt8]]>([])
             for _ in 0..<3 {
@@ -77,7 +84,7 @@ struct AnswerCacheTests {
                     }
                 }
             }
-            since = try client.increase()
+            since = try client.change()
             let answered = bodies.withLock { $0 }
             try #require(answered.count == 3, "round \(round): \(answered.count) of 3 polls answered")
             #expect(answered.allSatisfy { $0 == answered[0] })
@@ -91,14 +98,14 @@ struct AnswerCacheTests {
     /// second waiter of the same answer on, they all share one response, built into libmicrohttpd's form once.
     @Test func anAnswerIsSharedFromItsSecondWaiterOn() throws {
         let client = try Client()
-        let since = try client.increase()
+        let since = try client.change()
         for waiters in [1, 2, 5] {
             let responses = Mutex<[HTTPResponse]>([])
-            let cursor = waiters == 1 ? since : try client.increase()
+            let cursor = waiters == 1 ? since : try client.change()
             for _ in 0..<waiters {
                 client.poll(since: cursor) { response in responses.withLock { $0.append(response) } }
             }
-            _ = try client.increase()
+            _ = try client.change()
             let answered = responses.withLock { $0 }
             try #require(answered.count == waiters)
             #expect(answered.map(\.status) == Array(repeating: 200, count: waiters))
@@ -113,16 +120,12 @@ struct AnswerCacheTests {
     /// version: the same fields, in the same order, as a dispatch that wakes nobody.
     @Test func aDispatchThatWakesAPollAnswersWithTheSameHeaderFields() throws {
         let client = try Client()
-        let body = Array(#"{"type":"counter/increase"}"#.utf8)
-        let dispatch = HTTPRequest(
-            method: "POST", path: "/v1/sessions/\(client.id)/actions",
-            headers: ["Authorization": "Bearer \(client.token)", "Content-Type": "application/json"], body: body)
-        let alone = try Client.answer(client.server, dispatch)
+        let alone = try Client.answer(client.server, client.changeRequest())
         let since = try #require(alone.headers["Store-Version"])
         let polled = Mutex<HTTPResponse?>(nil)
         client.poll(since: since) { response in polled.withLock { $0 = response } }
 
-        let waking = try Client.answer(client.server, dispatch)
+        let waking = try Client.answer(client.server, client.changeRequest())
 
         let poll = try #require(polled.withLock { $0 })
         let version = try #require(waking.headers["Store-Version"])
@@ -136,14 +139,14 @@ struct AnswerCacheTests {
     @Test func waitersAskingInAnotherFormGetAnswersOfTheirOwnForTheSameVersion() throws {
         let client = try Client()
         let session = try #require(client.session)
-        let since = try client.increase()
+        let since = try client.change()
         let bodies = Mutex<[String: [UInt8]]>([:])
         for format in ["patch", "full"] {
             client.poll(since: since, format: format) { response in
                 if case .bytes(let body) = response.body { bodies.withLock { $0[format] = body } }
             }
         }
-        _ = try client.increase()
+        _ = try client.change()
         let answered = bodies.withLock { $0 }
         #expect(answered.count == 2)
         #expect(answered["patch"] != answered["full"])
@@ -154,9 +157,9 @@ struct AnswerCacheTests {
     @Test func waitersFromDifferentCursorsGetAnswersAndPatchesOfTheirOwn() throws {
         let client = try Client()
         let session = try #require(client.session)
-        let older = try client.increase()
-        let newer = try client.increase()
-        let newest = try client.increase()
+        let older = try client.change()
+        let newer = try client.change()
+        let newest = try client.change()
         let bodies = Mutex<[String: [UInt8]]>([:])
         // Both are behind, so both are answered at once, to the same version from different cursors; the
         // older is asked twice and must get the same answer again.
@@ -174,7 +177,7 @@ struct AnswerCacheTests {
             #expect(object["from"] as? String == since)
             #expect(object["to"] as? String == newest)
             let views = try #require(object["views"] as? [String: Any])
-            #expect(views["counter"] != nil, "from \(since): \(String(decoding: body, as: UTF8.self))")
+            #expect(views["login"] != nil, "from \(since): \(String(decoding: body, as: UTF8.self))")
         }
         #expect(session.answers.answerCount == 2)
         #expect(session.answers.patchCount == 2)

@@ -44,18 +44,22 @@ struct ChangeFeedBodyTests {
         ]
         for count in [0, 1, 2, views.count] {
             let chosen = Array(views.prefix(count))
+            // Every other view whole: one answer can carry both forms.
+            let forms = chosen.indices.map { $0 % 2 == 0 ? ChangeFeed.Form.patch : .full }
             let body = ChangeFeed.body(
                 [("from", .string("e.1")), ("to", .string("e.2"))],
-                views: chosen.map { ($0.name, $0.value.serialized()) }, as: "patch")
+                views: zip(chosen, forms).map { .init(name: $0.name, form: $1, json: $0.value.serialized()) })
             var expected: [String: JSONValue] = [:]
-            for view in chosen { expected[view.name] = ["patch": view.value] }
+            for (view, form) in zip(chosen, forms) {
+                expected[view.name] = [form == .patch ? "patch" : "full": view.value]
+            }
             let value: JSONValue = ["from": "e.1", "to": "e.2", "views": .object(expected)]
             #expect(body == value.serialized(), "\(count) views")
         }
         // Literal members, and a string member that needs escaping (longer than the size written ahead).
         let reset = ChangeFeed.body(
             [("from", .literal("null")), ("reason", .string("a\"\n\u{1}é")), ("reset", .literal("true"))],
-            views: [("b", JSONValue.array([1]).serialized())], as: "full")
+            views: [.init(name: "b", form: .full, json: JSONValue.array([1]).serialized())])
         let value: JSONValue = [
             "from": .null, "reason": "a\"\n\u{1}é", "reset": true, "views": ["b": ["full": [1]]],
         ]

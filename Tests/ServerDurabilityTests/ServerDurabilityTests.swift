@@ -74,15 +74,17 @@ import Testing
                 let next = try json(try client.dispatch(session, Self.increase))
                 #expect(next["version"] as? String == "\(session.epoch).\(value + 1)")
 
-                // A long-poll from the last acknowledged cursor resumes with a patch, not a reset.
+                // A long-poll from the last acknowledged cursor resumes with the change (the counter view, shorter than
+                // any patch, whole), not a reset.
                 let since = seen.compactMap { $0.lastCursor[index] }.max {
                     versionNumber($0) ?? 0 < versionNumber($1) ?? 0
                 }
                 let poll = try json(try client.poll(session, since: since ?? session.cursor))
                 #expect(poll["reset"] == nil, "\(poll)")
                 #expect(poll["to"] as? String == "\(session.epoch).\(value + 1)")
-                let patch = ((poll["views"] as? [String: Any])?["counter"] as? [String: Any])?["patch"] as? [Any]
-                #expect(patch?.isEmpty == false, "\(poll)")
+                let change = (poll["views"] as? [String: Any])?["counter"] as? [String: Any]
+                #expect(change?.keys.sorted() == ["full"], "\(poll)")
+                #expect(counter(["views": ["counter": change?["full"] as Any]]) == value + 1, "\(poll)")
             }
             #expect(totalAcknowledged == acknowledged.current)
         }

@@ -8,11 +8,32 @@ import Synchronization
 /// Answers are cached per (views, from, to, form) in the session, so everyone woken by the
 /// same dispatch from the same cursor shares one body.
 struct ChangeFeed {
-    /// How a client asked for changes.
+    /// How a client asked for changes, and how one view's change is written.
     enum Form: UInt8 {
         case patch = 0
         case full = 1
+
+        /// The member a view's change is written under: `{"patch": [...]}` or `{"full": {...}}`.
+        var key: StaticString {
+            switch self {
+            case .patch: "patch"
+            case .full: "full"
+            }
+        }
     }
+
+    /// One view in an answer: its name and its change, as a patch or as the whole view model.
+    struct ViewChange {
+        let name: String
+        let form: Form
+        /// The patch or the view model, as JSON.
+        let json: [UInt8]
+    }
+
+    /// A view whose JSON is at most this long is written whole in a `patch` answer: no patch could be shorter
+    /// (the shortest, `[{"op":"remove","path":"/"}]`, has 28 bytes). Whole, it costs the server no diff and the
+    /// client nothing to apply, and a small view such as a counter is what changes most often.
+    static let wholeViewLimit = 28
 
     /// Why a cursor could not be continued.
     enum ResetReason: String {
@@ -116,17 +137,18 @@ struct ChangeFeed {
         guard let past = state.past else { return try reset(.expired) }
         let key = AnswerCache.Key(views: views.bits, from: since.number, to: state.version, kind: form.rawValue)
         return try session.answers.answer(key) { () throws(ViewEncodingError) -> Answer in
-            var changes: [(name: String, value: [UInt8])] = []
+            var changes: [ViewChange] = []
             for (old, new) in zip(past, state.current) where old !== new {
-                switch form {
-                case .patch: changes.append((new.name, try session.answers.patch(from: old, to: new)))
-                case .full: changes.append((new.name, try new.jsonBytes()))
+                let whole = try new.jsonBytes()
+                if form == .full || whole.count <= Self.wholeViewLimit {
+                    changes.append(ViewChange(name: new.name, form: .full, json: whole))
+                } else {
+                    changes.append(
+                        ViewChange(name: new.name, form: .patch, json: try session.answers.patch(from: old, to: new)))
                 }
             }
             let to = session.cursor(state.version).description
-            let body = Self.body(
-                [("from", .string(since.description)), ("to", .string(to))],
-                views: changes, as: form == .patch ? "patch" : "full")
+            let body = Self.body([("from", .string(since.description)), ("to", .string(to))], views: changes)
             return Answer(body: body, to: state.version, version: to, hasChanges: !changes.isEmpty, reset: nil)
         }
     }
@@ -135,9 +157,7 @@ struct ChangeFeed {
     func snapshot() throws(ViewEncodingError) -> Answer {
         let (version, snapshots) = session.store.views(views)
         let to = session.cursor(version).description
-        let body = Self.body(
-            [("from", .literal("null")), ("to", .string(to))],
-            views: try Self.full(snapshots), as: "full")
+        let body = Self.body([("from", .literal("null")), ("to", .string(to))], views: try Self.full(snapshots))
         return Answer(body: body, to: version, version: to, hasChanges: true, reset: nil)
     }
 
@@ -159,7 +179,7 @@ struct ChangeFeed {
                 ("reason", .string(reason.rawValue)), ("reset", .literal("true")),
                 ("to", .string(to)),
             ],
-            views: try Self.full(snapshots), as: "full")
+            views: try Self.full(snapshots))
         return Answer(body: body, to: version, version: to, hasChanges: true, reset: reason)
     }
 
@@ -171,17 +191,15 @@ struct ChangeFeed {
         case literal(StaticString)
     }
 
-    /// `{<fields>,"views":{"<name>":{"<kind>":<value>},...}}`, written straight into bytes. The fields must
+    /// `{<fields>,"views":{"<name>":{"<form>":<json>},...}}`, written straight into bytes. The fields must
     /// come in key order and sort before `views`; the views are sorted here: the same bytes as serializing
-    /// the equivalent `JSONValue`, whose objects are written in UTF-8 key order. Keys and `kind` are plain
-    /// ASCII names, copied as they are between quotes.
+    /// the equivalent `JSONValue`, whose objects are written in UTF-8 key order. Keys are plain ASCII names,
+    /// copied as they are between quotes.
     ///
     /// Sized before it is written, so the buffer never grows: every long-poll answer and event is one of these.
-    static func body(
-        _ fields: [(key: StaticString, value: Field)], views: [(name: String, value: [UInt8])], as kind: StaticString
-    ) -> [UInt8] {
+    static func body(_ fields: [(key: StaticString, value: Field)], views: [ViewChange]) -> [UInt8] {
         var body: [UInt8] = []
-        body.reserveCapacity(capacity(fields, views: views, as: kind))
+        body.reserveCapacity(capacity(fields, views: views))
         body.append(UInt8(ascii: "{"))
         for (key, value) in fields {
             appendQuoted(key, to: &body)
@@ -198,9 +216,9 @@ struct ChangeFeed {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONValue.string(view.name).serialize(into: &body)
             body.append(utf8: ":{")
-            appendQuoted(kind, to: &body)
+            appendQuoted(view.form.key, to: &body)
             body.append(UInt8(ascii: ":"))
-            body += view.value
+            body += view.json
             body.append(UInt8(ascii: "}"))
         }
         body.append(utf8: "}}")
@@ -208,18 +226,17 @@ struct ChangeFeed {
     }
 
     /// Each snapshot's name and JSON.
-    private static func full(_ snapshots: [ViewSnapshot]) throws(ViewEncodingError) -> [(name: String, value: [UInt8])]
-    {
-        var views: [(name: String, value: [UInt8])] = []
+    private static func full(_ snapshots: [ViewSnapshot]) throws(ViewEncodingError) -> [ViewChange] {
+        var views: [ViewChange] = []
         views.reserveCapacity(snapshots.count)
-        for snapshot in snapshots { views.append((snapshot.name, try snapshot.jsonBytes())) }
+        for snapshot in snapshots {
+            views.append(ViewChange(name: snapshot.name, form: .full, json: try snapshot.jsonBytes()))
+        }
         return views
     }
 
     /// The size of ``body(_:views:as:)``'s bytes, exact unless a string needs escaping.
-    private static func capacity(
-        _ fields: [(key: StaticString, value: Field)], views: [(name: String, value: [UInt8])], as kind: StaticString
-    ) -> Int {
+    private static func capacity(_ fields: [(key: StaticString, value: Field)], views: [ViewChange]) -> Int {
         var size = 14  // {"views":{}} and a spare byte
         for (key, value) in fields {
             switch value {
@@ -227,7 +244,7 @@ struct ChangeFeed {
             case .literal(let text): size += key.utf8CodeUnitCount + text.utf8CodeUnitCount + 4
             }
         }
-        for (name, value) in views { size += name.utf8.count + kind.utf8CodeUnitCount + value.count + 9 }
+        for view in views { size += view.name.utf8.count + view.form.key.utf8CodeUnitCount + view.json.count + 9 }
         return size
     }
 
