@@ -5,26 +5,58 @@ import Foundation
 /// Built automatically from the reducers and typed middleware of a ``StoreDefinition``;
 /// ``register(_:)`` adds action types that only untyped middleware reacts to.
 public struct ActionRegistry: Sendable {
-    private var decoders: [String: ActionDecoder] = [:]
+    /// The registered wire names and their decoders, in registration order.
+    private var names: [String] = []
+    private var decoders: [ActionDecoder] = []
+    /// Where each name is in `names`.
+    private var indexByName: [String: Int] = [:]
 
     /// Creates an empty registry.
     public init() {}
 
     /// Makes `type` decodable under its ``StoreAction/wireName``.
     public mutating func register<Action: StoreAction>(_ type: Action.Type) {
-        decoders[Action.wireName] = ActionDecoder(Action.self)
+        add(Action.wireName, ActionDecoder(Action.self), replacing: true)
     }
 
     /// Adds every type that `other` knows.
     public mutating func merge(_ other: ActionRegistry) {
-        decoders.merge(other.decoders) { current, _ in current }
+        for (name, decoder) in zip(other.names, other.decoders) { add(name, decoder, replacing: false) }
     }
 
     /// The wire names known to this registry, sorted.
-    public var wireNames: [String] { decoders.keys.sorted() }
+    public var wireNames: [String] { names.sorted() }
 
     /// Whether an action is registered under `wireName`.
-    public func contains(_ wireName: String) -> Bool { decoders[wireName] != nil }
+    public func contains(_ wireName: String) -> Bool { index(of: wireName) != nil }
+
+    /// Where `wireName` is registered.
+    ///
+    /// An app has a handful of action types: comparing the names of the same length costs less than hashing the
+    /// one asked for, which every dispatch does.
+    private func index(of wireName: String) -> Int? {
+        guard names.count <= Self.namesCompared else { return indexByName[wireName] }
+        let length = wireName.utf8.count
+        return names.withUnsafeBufferPointer { names in
+            for index in names.indices where names[index].utf8.count == length && names[index] == wireName {
+                return index
+            }
+            return nil
+        }
+    }
+
+    /// Up to how many action types a wire name is found by comparing rather than hashing.
+    private static var namesCompared: Int { 16 }
+
+    private mutating func add(_ name: String, _ decoder: ActionDecoder, replacing: Bool) {
+        if let index = indexByName[name] {
+            if replacing { decoders[index] = decoder }
+            return
+        }
+        indexByName[name] = names.count
+        names.append(name)
+        decoders.append(decoder)
+    }
 
     /// Decodes one `{"type", "payload"}` object or an array of them (a batch).
     ///
@@ -102,7 +134,7 @@ public struct ActionRegistry: Sendable {
     private func decodePayload(_ payload: JSONValue, type: String, index: Int?) throws(ActionDecodingError)
         -> any StoreAction
     {
-        guard let entry = decoders[type] else { throw ActionDecodingError(.unknownType(type), index: index) }
+        guard let entry = decoder(for: type) else { throw ActionDecodingError(.unknownType(type), index: index) }
         do {
             return try entry.decode(payload == .null ? .object([:]) : payload)
         } catch let error as DecodingError {
@@ -112,7 +144,7 @@ public struct ActionRegistry: Sendable {
         }
     }
 
-    func decoder(for wireName: String) -> ActionDecoder? { decoders[wireName] }
+    func decoder(for wireName: String) -> ActionDecoder? { index(of: wireName).map { decoders[$0] } }
 }
 
 /// Type-erased decoding of one registered action type.
