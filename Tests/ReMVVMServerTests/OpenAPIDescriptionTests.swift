@@ -9,8 +9,8 @@ struct OpenAPIDescriptionTests {
     /// One request path per route of the router.
     static let samples: [(path: String, route: Route)] = [
         ("/healthz", .health), ("/metrics", .metrics), ("/v1/sessions", .sessions),
-        ("/v1/sessions/abc", .session(id: "abc")), ("/v1/sessions/abc/actions", .actions(id: "abc")),
-        ("/v1/sessions/abc/poll", .poll(id: "abc")), ("/v1/sessions/abc/events", .events(id: "abc")),
+        ("/v1/sessions/abc", .session(id: nil)), ("/v1/sessions/abc/actions", .actions(id: nil)),
+        ("/v1/sessions/abc/poll", .poll(id: nil)), ("/v1/sessions/abc/events", .events(id: nil)),
         ("/v1/nope", .unknownAPI), ("/index.html", .staticFile),
     ]
 

@@ -1,3 +1,4 @@
+import MicroHTTP
 import Testing
 
 @testable import ReMVVMServer
@@ -105,13 +106,47 @@ struct RequestParsingTests {
         ("/v1", .unknownAPI), ("/v1/", .unknownAPI), ("/v1/sessionsx", .unknownAPI),
         ("/v1/sessions//actions", .unknownAPI), ("/v1/sessions/abc/", .unknownAPI),
         ("/v1/sessions/abc/actions/x", .unknownAPI), ("/v1/sessions/abc/Actions", .unknownAPI),
-        ("/v1/sessions/abc", .session(id: "abc")), ("/v1/sessions/abc/actions", .actions(id: "abc")),
-        ("/v1/sessions/é/poll", .poll(id: "é")), ("/v1/sessions/a b/events", .events(id: "a b")),
+        ("/v1/sessions/\(RequestParsingTests.id)", .session(id: RequestParsingTests.key)),
+        ("/v1/sessions/\(RequestParsingTests.id)/actions", .actions(id: RequestParsingTests.key)),
+        ("/v1/sessions/\(RequestParsingTests.id)/poll", .poll(id: RequestParsingTests.key)),
+        ("/v1/sessions/\(RequestParsingTests.id)/events", .events(id: RequestParsingTests.key)),
+        // Routed by the segments alike; an id no session could have names no key.
+        ("/v1/sessions/abc", .session(id: nil)), ("/v1/sessions/abc/actions", .actions(id: nil)),
+        ("/v1/sessions/é/poll", .poll(id: nil)), ("/v1/sessions/a b/events", .events(id: nil)),
+        ("/v1/sessions/\(RequestParsingTests.id.uppercased())/poll", .poll(id: nil)),
+        ("/v1/sessions/\(RequestParsingTests.id)0", .session(id: nil)),
         ("/healthz/", .staticFile), ("/HEALTHZ", .staticFile), ("", .staticFile), ("/v1x", .staticFile),
         ("/", .staticFile), ("/index.html", .staticFile),
     ])
     func pathsRouteByTheirExactSegments(path: String, route: Route) {
         #expect(Route(path: path) == route)
+    }
+
+    /// A session id as the server writes them, and its key.
+    static let id = "0123456789abcdef00112233445566ff"
+    static let key = SessionKey(id)
+
+    /// The credentials name the token's key, from the `Authorization` header or else the cookie; a token no
+    /// session could have is presented credentials with no key, so no session is found with it.
+    @Test(
+        arguments: [
+            (["Authorization": "Bearer \(RequestParsingTests.id)"], RequestParsingTests.key, false),
+            (["Authorization": " bearer  \(RequestParsingTests.id)\t"], RequestParsingTests.key, false),
+            (["Authorization": "Bearer abc"], nil, false),
+            (["Cookie": "a=b; remvvm_token= \(RequestParsingTests.id)"], RequestParsingTests.key, true),
+            (["Cookie": "remvvm_token=\(RequestParsingTests.id.uppercased())"], nil, true),
+            // The header wins over the cookie, even when it holds no key.
+            (["Authorization": "Bearer x", "Cookie": "remvvm_token=\(RequestParsingTests.id)"], nil, false),
+        ] as [(HTTPHeaders, SessionKey?, Bool)])
+    func credentialsNameTheTokensKey(headers: HTTPHeaders, key: SessionKey?, fromCookie: Bool) throws {
+        let credentials = try #require(Credentials(HTTPRequest(method: "GET", path: "/", headers: headers)))
+        #expect(credentials.token == key)
+        #expect(credentials.fromCookie == fromCookie)
+    }
+
+    @Test func noCredentialsWithoutAnAuthorizationHeaderOrATokenCookie() {
+        #expect(Credentials(HTTPRequest(method: "GET", path: "/", headers: ["Cookie": "a=b"])) == nil)
+        #expect(Credentials(HTTPRequest(method: "GET", path: "/", headers: ["Authorization": "Basic x"])) == nil)
     }
 
     @Test func tokensCompareByTheirBitsAndOnlyInTheirOneSpelling() throws {

@@ -6,7 +6,7 @@ import Synchronization
 extension API {
     /// `GET /v1/sessions/{id}/events`: Server-Sent Events with a `snapshot` (or the patches since
     /// `since` / `Last-Event-ID`), then one `patch` event per change.
-    func events(_ id: Substring, _ exchange: Exchange) {
+    func events(_ id: SessionKey?, _ exchange: Exchange) {
         let request = exchange.request
         guard request.method == "GET" || request.method == "HEAD" else {
             exchange.send(.methodNotAllowed(request.method, allowed: ["GET"]))

@@ -3,16 +3,21 @@ import ReMVVM
 
 /// How a request proved which session it belongs to.
 struct Credentials {
-    /// The token as sent, a slice of the header it came in (no copy).
-    let token: Substring
+    /// The token presented, as the key it names: nil when it is not one a session could have (32 lowercase hex
+    /// digits), which no session is found with.
+    let token: SessionKey?
     /// True when the token came from the `remvvm_token` cookie, which a browser sends on its own.
     let fromCookie: Bool
 
     static let cookieName = "remvvm_token"
 
     init?(_ request: borrowing HTTPRequest) {
-        if let header = request.headers["authorization"] {
-            guard let token = Self.bearerToken(header) else { return nil }
+        if var header = request.headers["authorization"] {
+            // Read where the header's bytes lie: no slice of it to make and parse again.
+            let token = header.withUTF8 { bytes in
+                Self.bearerToken(in: bytes).map { SessionKey(utf8: UnsafeBufferPointer(rebasing: bytes[$0])) }
+            }
+            guard let token else { return nil }
             self.token = token
             fromCookie = false
             return
@@ -21,7 +26,7 @@ struct Credentials {
             for pair in cookieHeader.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parts[0].trimmingWhitespace() == Self.cookieName {
-                    token = parts[1].trimmingBlanks()
+                    token = SessionKey(parts[1].trimmingBlanks())
                     fromCookie = true
                     return
                 }
@@ -31,21 +36,23 @@ struct Credentials {
     }
 
     /// The token of `Bearer <token>`: the scheme is case-insensitive (RFC 9110), blanks around the token
-    /// are dropped. Read on the bytes, returned as a slice of the header (no copy).
+    /// are dropped.
     static func bearerToken(_ header: String) -> Substring? {
         var bytes = header
-        let range: Range<Int>? = bytes.withUTF8 { bytes in
-            let text = ASCII.trimmingBlanks(bytes, in: 0..<bytes.count)
-            guard let space = bytes[text].firstIndex(of: UInt8(ascii: " ")),
-                ASCII.equalsLowercased(bytes[text.lowerBound..<space], "bearer")
-            else { return nil }
-            let token = ASCII.trimmingBlanks(bytes, in: (space + 1)..<text.upperBound)
-            return token.isEmpty ? nil : token
-        }
-        guard let range else { return nil }
+        guard let range = bytes.withUTF8(bearerToken(in:)) else { return nil }
         let utf8 = header.utf8
         let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
         return header[start..<utf8.index(start, offsetBy: range.count)]
+    }
+
+    /// Where the token of `Bearer <token>` is in the header's bytes.
+    private static func bearerToken(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        let text = ASCII.trimmingBlanks(bytes, in: 0..<bytes.count)
+        guard let space = bytes[text].firstIndex(of: UInt8(ascii: " ")),
+            ASCII.equalsLowercased(bytes[text.lowerBound..<space], "bearer")
+        else { return nil }
+        let token = ASCII.trimmingBlanks(bytes, in: (space + 1)..<text.upperBound)
+        return token.isEmpty ? nil : token
     }
 }
 

@@ -80,7 +80,7 @@ final class API: HTTPHandler {
 
     /// Finds the request's session by id and token, then runs `body`; a wrong token and an
     /// unknown id get the same 404, so nobody can probe which sessions exist.
-    private func withSession(_ id: Substring, _ exchange: Exchange, _ body: (Session) -> Void) {
+    private func withSession(_ id: SessionKey?, _ exchange: Exchange, _ body: (Session) -> Void) {
         let credentials = Credentials(exchange.request)
         guard let session = sessions.find(id: id, token: credentials?.token) else {
             exchange.send(.sessionNotFound)

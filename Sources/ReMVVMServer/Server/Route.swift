@@ -5,66 +5,45 @@ enum Route: Equatable {
     case health
     case metrics
     case sessions
-    case session(id: Substring)
-    case actions(id: Substring)
-    case poll(id: Substring)
-    case events(id: Substring)
+    /// A session's routes carry its id as the key it names, read from the path's bytes: nil when the segment is
+    /// not one a session could have (32 lowercase hex digits), which no session is found under.
+    case session(id: SessionKey?)
+    case actions(id: SessionKey?)
+    case poll(id: SessionKey?)
+    case events(id: SessionKey?)
     case unknownAPI
     case staticFile
 
     /// Routes on the path's UTF-8 bytes: every literal here is ASCII without the few characters that have
     /// a canonically equivalent non-ASCII spelling, so comparing bytes decides as `String`'s `==` would.
-    /// A session id is a slice of the path (no copy).
     init(path: String) {
         var bytes = path
-        let (route, id) = bytes.withUTF8 { Self.route($0) }
-        switch route {
-        case .session, .actions, .poll, .events:
-            let utf8 = path.utf8
-            let start = utf8.index(utf8.startIndex, offsetBy: id.lowerBound)
-            let slice = path[start..<utf8.index(start, offsetBy: id.count)]
-            self = route.withID(slice)
-        default:
-            self = route
-        }
+        self = bytes.withUTF8 { Self.route($0) }
     }
 
-    /// The route, with an empty id, and where in the path the session id is.
-    private static func route(_ path: UnsafeBufferPointer<UInt8>) -> (Route, id: Range<Int>) {
-        if matches(path, "/healthz") { return (.health, 0..<0) }
-        if matches(path, "/metrics") { return (.metrics, 0..<0) }
-        if matches(path, "/v1/sessions") || matches(path, "/v1/sessions/") { return (.sessions, 0..<0) }
-        guard matches(path, "/v1") || hasPrefix(path, "/v1/") else { return (.staticFile, 0..<0) }
-        return sessionRoute(path) ?? (.unknownAPI, 0..<0)
+    private static func route(_ path: UnsafeBufferPointer<UInt8>) -> Route {
+        if matches(path, "/healthz") { return .health }
+        if matches(path, "/metrics") { return .metrics }
+        if matches(path, "/v1/sessions") || matches(path, "/v1/sessions/") { return .sessions }
+        guard matches(path, "/v1") || hasPrefix(path, "/v1/") else { return .staticFile }
+        return sessionRoute(path) ?? .unknownAPI
     }
 
     /// `/v1/sessions/{id}` and its sub-resources.
-    private static func sessionRoute(_ path: UnsafeBufferPointer<UInt8>) -> (Route, id: Range<Int>)? {
+    private static func sessionRoute(_ path: UnsafeBufferPointer<UInt8>) -> Route? {
         let prefix: StaticString = "/v1/sessions/"
         guard hasPrefix(path, prefix) else { return nil }
-        let start = prefix.utf8CodeUnitCount
-        let rest = UnsafeBufferPointer(rebasing: path[start...])
+        let rest = UnsafeBufferPointer(rebasing: path[prefix.utf8CodeUnitCount...])
         guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else {
-            return rest.isEmpty ? nil : (.session(id: ""), start..<path.count)
+            return rest.isEmpty ? nil : .session(id: SessionKey(utf8: rest))
         }
         guard slash > 0 else { return nil }
-        let id = start..<(start + slash)
+        let id = SessionKey(utf8: UnsafeBufferPointer(rebasing: rest[..<slash]))
         let resource = UnsafeBufferPointer(rebasing: rest[(slash + 1)...])
-        if matches(resource, "actions") { return (.actions(id: ""), id) }
-        if matches(resource, "poll") { return (.poll(id: ""), id) }
-        if matches(resource, "events") { return (.events(id: ""), id) }
+        if matches(resource, "actions") { return .actions(id: id) }
+        if matches(resource, "poll") { return .poll(id: id) }
+        if matches(resource, "events") { return .events(id: id) }
         return nil
-    }
-
-    /// The same session route with `id`.
-    private func withID(_ id: Substring) -> Route {
-        switch self {
-        case .session: .session(id: id)
-        case .actions: .actions(id: id)
-        case .poll: .poll(id: id)
-        case .events: .events(id: id)
-        default: self
-        }
     }
 
     private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {

@@ -16,6 +16,13 @@ struct SessionKey: Hashable, Sendable {
         self = parsed
     }
 
+    /// Reads the key from UTF-8 bytes where they lie, as the router and the credentials do with a request's path
+    /// and header: no string to slice first.
+    init?(utf8 digits: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = Self.parse(digits) else { return nil }
+        self = parsed
+    }
+
     /// All bits zero: what an empty slot of a ``SessionTable`` holds.
     static let zero = SessionKey(high: 0, low: 0)
 

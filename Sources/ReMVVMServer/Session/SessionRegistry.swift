@@ -110,8 +110,14 @@ final class SessionRegistry: Sendable {
 
     /// The session with this id if `token` is its token; nil for an unknown id or a wrong token alike.
     func find(id: some StringProtocol, token: Substring?) -> Session? {
-        guard let key = SessionKey(id), let token, let presented = SessionKey(token),
-            let session = shard(for: key).contents.withLock({ $0.sessions[key] }), session.isOwned(by: presented)
+        find(id: SessionKey(id), token: token.flatMap(SessionKey.init))
+    }
+
+    /// The session under the key `id` if `token` is its token's key; nil when either is nil (not a well-formed id
+    /// or token), for an unknown id, or a wrong token alike.
+    func find(id: SessionKey?, token: SessionKey?) -> Session? {
+        guard let id, let token, let session = shard(for: id).contents.withLock({ $0.sessions[id] }),
+            session.isOwned(by: token)
         else { return nil }
         return session
     }
