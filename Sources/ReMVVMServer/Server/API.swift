@@ -68,9 +68,9 @@ final class API: HTTPHandler {
         case .health: health(exchange)
         case .metrics: exposeMetrics(exchange)
         case .sessions: createSession(exchange)
-        case .session(let id): withSession(id, exchange) { session in sessionResource(session, exchange) }
-        case .actions(let id): withSession(id, exchange) { session in dispatch(session, exchange) }
-        case .poll(let id): withSession(id, exchange) { session in poll(session, exchange) }
+        case .session(let id): if let session = session(id, exchange) { sessionResource(session, exchange) }
+        case .actions(let id): if let session = session(id, exchange) { dispatch(session, exchange) }
+        case .poll(let id): if let session = session(id, exchange) { poll(session, exchange) }
         case .events(let id): events(id, exchange)
         case .unknownAPI:
             exchange.send(.notFound("no API route \(exchange.request.method) \(exchange.request.path)"))
@@ -78,22 +78,25 @@ final class API: HTTPHandler {
         }
     }
 
-    /// Finds the request's session by id and token, then runs `body`; a wrong token and an
+    /// The request's session, found by id and token, or nil once the request is answered: a wrong token and an
     /// unknown id get the same 404, so nobody can probe which sessions exist.
-    private func withSession(_ id: SessionKey?, _ exchange: Exchange, _ body: (Session) -> Void) {
+    ///
+    /// Returned rather than handed to a closure: a closure capturing the exchange copied it, request and all, on
+    /// every session request.
+    private func session(_ id: SessionKey?, _ exchange: Exchange) -> Session? {
         let credentials = Credentials(exchange.request)
         guard let session = sessions.find(id: id, token: credentials?.token) else {
             exchange.send(.sessionNotFound)
-            return
+            return nil
         }
         if credentials?.fromCookie == true, exchange.request.method != "GET", exchange.request.method != "HEAD",
             exchange.request.isCrossSite
         {
             exchange.send(Problem.crossSite())
-            return
+            return nil
         }
         session.touch(at: exchange.started)
-        body(session)
+        return session
     }
 
     private func health(_ exchange: Exchange) {
