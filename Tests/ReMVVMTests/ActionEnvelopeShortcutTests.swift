@@ -25,6 +25,9 @@ struct ActionEnvelopeShortcutTests {
         #"{"typ\u0065":"test/increment"}"#,
         #"{"type":"test\/increment"}"#,
         #"{"type":"nope/never"}"#,
+        #"{"type":"test/incremenT"}"#,
+        #"{"type":"tést/incrément"}"#,
+        "{\"type\":\"test/increment\u{01}\"}",
         #"{"type":3}"#,
         #"{"type":"test/increment",}"#,
         #"{"type":"test/increment"} x"#,
@@ -60,6 +63,8 @@ struct ActionEnvelopeShortcutTests {
         (#"{"type":"test/increment"}"#, true), (" {\"type\" : \"a\" , \"payload\" : [1] }\n", true),
         (#"{"type":"a","payload":null}"#, true), (#"{"payload":{},"type":"a"}"#, false),
         (#"{"type":"a","x":1}"#, false), (#"[{"type":"a"}]"#, false), (#"{"type":"a"} 1"#, false),
+        // A type with an escape is left to the full parse, which unescapes it.
+        (#"{"type":"a\/b"}"#, false), (#"{"type":"\u0061"}"#, false), (#"{"type":"é"}"#, true),
     ])
     func readsOnlyThePlainShapes(body: String, isRead: Bool) {
         var parser = JSONParser(bytes: Array(body.utf8), maxDepth: 512)

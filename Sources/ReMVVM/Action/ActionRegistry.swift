@@ -45,6 +45,23 @@ public struct ActionRegistry: Sendable {
         }
     }
 
+    /// Where the wire name spelled by these UTF-8 bytes is registered.
+    private func index(ofUTF8 wireName: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard names.count <= Self.namesCompared else { return indexByName[String(decoding: wireName, as: UTF8.self)] }
+        return names.withUnsafeBufferPointer { names in
+            for index in names.indices where names[index].utf8.count == wireName.count {
+                let equal =
+                    names[index].utf8.withContiguousStorageIfAvailable { name in
+                        // Both empty when either has no address.
+                        guard let first = name.baseAddress, let second = wireName.baseAddress else { return true }
+                        return memcmp(first, second, name.count) == 0
+                    } ?? names[index].utf8.elementsEqual(wireName)
+                if equal { return index }
+            }
+            return nil
+        }
+    }
+
     /// Up to how many action types a wire name is found by comparing rather than hashing.
     private static var namesCompared: Int { 16 }
 
@@ -65,9 +82,12 @@ public struct ActionRegistry: Sendable {
     public func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError) -> [any StoreAction] {
         let bytes = Array(json)
         var envelope = JSONParser(bytes: bytes, maxDepth: Self.maxDepth)
-        if let (type, payload) = envelope.parseActionEnvelope() {
-            // The common single action, read without building the envelope object.
-            return [try decodePayload(payload ?? .null, type: type, index: nil)]
+        // The common single action of a registered type, read without building the envelope object or a string
+        // for its type; anything else goes the general way, which also names every error.
+        if let (type, payload) = envelope.parseActionEnvelope(),
+            let entry = bytes.withUnsafeBufferPointer({ index(ofUTF8: UnsafeBufferPointer(rebasing: $0[type])) })
+        {
+            return [try decodePayload(payload ?? .null, entry: entry, type: names[entry], index: nil)]
         }
         return try decodeDocument(bytes)
     }
@@ -134,9 +154,16 @@ public struct ActionRegistry: Sendable {
     private func decodePayload(_ payload: JSONValue, type: String, index: Int?) throws(ActionDecodingError)
         -> any StoreAction
     {
-        guard let entry = decoder(for: type) else { throw ActionDecodingError(.unknownType(type), index: index) }
+        guard let entry = self.index(of: type) else { throw ActionDecodingError(.unknownType(type), index: index) }
+        return try decodePayload(payload, entry: entry, type: type, index: index)
+    }
+
+    /// Decodes `payload` with the decoder registered at `entry`; `type` is the wire name as sent, for errors.
+    private func decodePayload(_ payload: JSONValue, entry: Int, type: String, index: Int?)
+        throws(ActionDecodingError) -> any StoreAction
+    {
         do {
-            return try entry.decode(payload == .null ? .object([:]) : payload)
+            return try decoders[entry].decode(payload == .null ? .object([:]) : payload)
         } catch let error as DecodingError {
             throw ActionDecodingError.payload(error, type: type, index: index)
         } catch {

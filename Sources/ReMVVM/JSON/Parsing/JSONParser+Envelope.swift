@@ -5,11 +5,15 @@ extension JSONParser {
     /// Returns nil for anything else: other keys or key order, escaped keys, invalid JSON, trailing bytes.
     /// The caller then parses the document in full, which accepts every valid shape and names the exact
     /// problem, so this shortcut never changes what is accepted or what an error says.
-    mutating func parseActionEnvelope() -> (type: String, payload: JSONValue?)? {
+    ///
+    /// The type comes back as where its bytes are, not as a string: the registry compares them with its names in
+    /// place, and a dispatch makes no string for its action's type. A type with an escape is left to the full
+    /// parse too.
+    mutating func parseActionEnvelope() -> (type: Range<Int>, payload: JSONValue?)? {
         skipWhitespace()
         guard current == UInt8(ascii: "{") else { return nil }
         index += 1
-        guard readKey(Self.typeKey), current == UInt8(ascii: "\""), let type = try? parseString() else { return nil }
+        guard readKey(Self.typeKey), current == UInt8(ascii: "\""), let type = plainString() else { return nil }
         skipWhitespace()
         var payload: JSONValue?
         if current == UInt8(ascii: ",") {
@@ -24,6 +28,27 @@ extension JSONParser {
         index += 1
         skipWhitespace()
         return index == bytes.count ? (type, payload) : nil
+    }
+
+    /// The bytes of a string at the read position that has no escapes, validated as ``parseString()`` validates
+    /// them, with the read position past its closing quote; nil for an escape or anything invalid.
+    private mutating func plainString() -> Range<Int>? {
+        index += 1
+        let start = index
+        while let byte = current {
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return start..<(index - 1)
+            case UInt8(ascii: "\\"), ..<0x20:
+                return nil
+            case ..<0x80:
+                index += 1
+            default:
+                guard (try? skipUTF8Sequence()) != nil else { return nil }
+            }
+        }
+        return nil
     }
 
     private static let typeKey = Array(#""type""#.utf8)
