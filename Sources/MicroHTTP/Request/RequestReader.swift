@@ -12,14 +12,25 @@ enum RequestReader {
         body: [UInt8]
     ) -> HTTPRequest {
         HTTPRequest(
-            method: method.map { String(cString: $0) } ?? "",
+            method: method.map { known(Self.methods, $0) } ?? "",
             path: url.map { String(cString: $0) } ?? "/",
             query: queryArguments(on: connection),
             headers: headers(on: connection),
             body: body,
             clientAddress: clientAddress(of: connection),
-            version: version.map { String(cString: $0) } ?? ""
+            version: version.map { known(Self.versions, $0) } ?? ""
         )
+    }
+
+    /// The methods and versions nearly every request has, as strings made once: a request's own copy would be
+    /// read, validated and made again on every request.
+    private static let methods = ["GET", "POST", "HEAD", "DELETE", "PUT", "PATCH", "OPTIONS"]
+    private static let versions = ["HTTP/1.1", "HTTP/1.0"]
+
+    /// The string of `known` that `text` spells, or a new one.
+    private static func known(_ known: [String], _ text: UnsafePointer<CChar>) -> String {
+        for candidate in known where candidate.withCString({ strcmp($0, text) == 0 }) { return candidate }
+        return String(cString: text)
     }
 
     /// The declared `Content-Length`, if present and numeric (digits, optionally between spaces or tabs).
@@ -78,7 +89,7 @@ enum RequestReader {
                 { context, _, key, keySize, value, valueSize in
                     guard let context else { return .NO }
                     context.assumingMemoryBound(to: HTTPHeaders.self).pointee.add(
-                        name: RequestReader.decode(key, keySize), value: RequestReader.decode(value, valueSize))
+                        name: RequestReader.fieldName(key, keySize), value: RequestReader.decode(value, valueSize))
                     return .YES
                 },
                 pointer)
@@ -89,6 +100,26 @@ enum RequestReader {
     /// How many values of `kind` the request has (libmicrohttpd counts them when given no iterator).
     private static func valueCount(of kind: MHD_ValueKind, on connection: ConnectionHandle) -> Int {
         Int(max(0, MHD_get_connection_values_n(connection.pointer, kind, nil, nil)))
+    }
+
+    /// The field names clients send on nearly every request, spelled as they send them, as strings made once.
+    private static let fieldNames = [
+        "Host", "Authorization", "Content-Type", "Content-Length", "Accept", "User-Agent", "Connection", "Cookie",
+        "Accept-Encoding", "Accept-Language", "Origin", "Referer", "If-Match", "If-None-Match", "Idempotency-Key",
+        "Last-Event-ID", "Sec-Fetch-Site", "Cache-Control",
+    ]
+
+    /// A header field's name: one of ``fieldNames`` when it is spelled so (compared on the bytes, cheaper than
+    /// reading them into a new string), else a new string.
+    private static func fieldName(_ start: UnsafePointer<CChar>?, _ count: Int) -> String {
+        guard let start else { return "" }
+        for name in fieldNames where name.utf8.count == count {
+            let equal = name.utf8.withContiguousStorageIfAvailable { name in
+                name.baseAddress.map { memcmp($0, start, count) == 0 } ?? true
+            }
+            if equal == true { return name }
+        }
+        return decode(start, count)
     }
 
     private static func decode(_ start: UnsafePointer<CChar>?, _ count: Int) -> String {

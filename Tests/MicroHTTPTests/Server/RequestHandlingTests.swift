@@ -53,6 +53,29 @@ struct RequestHandlingTests {
         }
     }
 
+    /// Method, version and field names are read as the client spelled them, whether or not the reader knows the
+    /// spelling ahead (it keeps common ones made once).
+    @Test func methodVersionAndFieldNamesAreReadAsSent() throws {
+        let handler: @Sendable (HTTPRequest, Responder) -> Void = { request, responder in
+            let names = Array(request.headers).map(\.name).joined(separator: ",")
+            responder.respond(.text("\(request.method) \(request.version) \(names)"))
+        }
+        try withServer(handler: handler) { server in
+            let client = try TestHTTPClient(port: server.port)
+            let fields = [
+                ("Authorization", "a"), ("content-TYPE", "b"), ("Hosx", "c"), ("X-Long-Field-Name", "d"),
+                ("If-Match", "e"), ("IF-MATCH", "f"), ("Accept-Encodin", "g"),
+            ]
+            for method in ["GET", "POST", "PATCH", "OPTIONS", "PROPFIND"] {
+                let response = try client.request(method, "/x", headers: fields)
+                #expect(response.status == 200)
+                let sent = fields.map(\.0).joined(separator: ",")
+                #expect(response.text.hasPrefix("\(method) HTTP/1.1 "), "\(response.text)")
+                #expect(response.text.hasSuffix(sent), "\(response.text)")
+            }
+        }
+    }
+
     @Test func keepAliveAnswersTwoRequestsOnOneConnection() throws {
         try withServer(handler: Self.echo) { server in
             let client = try TestHTTPClient(port: server.port)
