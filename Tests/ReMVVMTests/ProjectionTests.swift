@@ -63,6 +63,37 @@ struct ProjectionTests {
         }
     }
 
+    /// One view read alone gives what a set of that one view gives, through every store form (the default of
+    /// `ProjectedStore` included), before, within and after the kept history.
+    @Test(arguments: [1, 3])
+    func oneViewReadsAsASetOfItDoes(limit: Int) throws {
+        var configuration = StoreConfiguration()
+        configuration.historyLimit = limit
+        let store = makeDefinition(configuration: configuration).makeStore()
+        for _ in 0..<5 { try store.dispatch(Increment()) }
+        let forms: [any ProjectedStore] = [store, AnyProjectedStore(store), ListOnlyStore(store)]
+        for form in forms {
+            for index in store.viewNames.indices {
+                for since in UInt64(0)...6 {
+                    let one = form.view(index, since: since)
+                    let set = form.views(ViewSet(indices: [index]), since: since)
+                    let label = "\(type(of: form)): view \(index) since \(since)"
+                    #expect(one.version == set.version, "\(label)")
+                    #expect(one.current === set.current.first, "\(label)")
+                    #expect(one.past === set.past?.first, "\(label)")
+                }
+            }
+        }
+    }
+
+    @Test func aViewSetNamesItsOnlyView() {
+        #expect(ViewSet.none.only == nil)
+        #expect(ViewSet(indices: [0]).only == 0)
+        #expect(ViewSet(indices: [63]).only == 63)
+        #expect(ViewSet(indices: [2, 5]).only == nil)
+        #expect(ViewSet.all(64).only == nil)
+    }
+
     @Test func anUnchangedViewKeepsItsInitialValueWithoutHistory() throws {
         let store = makeDefinition().makeStore()
         for _ in 0..<3 { try store.dispatch(Increment()) }
@@ -106,4 +137,37 @@ struct ProjectionTests {
             }
         }
     }
+}
+
+/// A projected store that implements only the list forms, so `ProjectedStore`'s defaults answer the rest.
+private final class ListOnlyStore: ProjectedStore {
+    let base: Store<TestState>
+
+    init(_ base: Store<TestState>) { self.base = base }
+
+    var version: UInt64 { base.version }
+    var viewNames: [String] { base.viewNames }
+    var allViews: ViewSet { base.allViews }
+    var parkedWaiters: Int { base.parkedWaiters }
+    var runningEffects: Int { base.runningEffects }
+
+    func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> { base.viewSet(named: names) }
+
+    func dispatch(_ actions: [any StoreAction], views: ViewSet, expectedVersion: UInt64?) throws(StoreError)
+        -> DispatchOutcome
+    {
+        try base.dispatch(actions, views: views, expectedVersion: expectedVersion)
+    }
+
+    func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) { base.views(views) }
+    func views(_ views: ViewSet, since: UInt64?) -> ViewsSince { base.views(views, since: since) }
+
+    func waitForChange(after version: UInt64, views: ViewSet, handler: @escaping @Sendable (StoreChange) -> Void)
+        -> WaitRegistration
+    {
+        base.waitForChange(after: version, views: views, handler: handler)
+    }
+
+    func cancelWait(_ token: WaiterToken) -> Bool { base.cancelWait(token) }
+    func close() { base.close() }
 }

@@ -64,4 +64,9 @@ public struct ViewSet: Sendable, Hashable, Sequence {
 
     /// How many projections the set holds.
     public var count: Int { bits.nonzeroBitCount }
+
+    /// The index of the set's one projection; nil when it holds none or several.
+    public var only: Int? {
+        bits != 0 && bits & (bits - 1) == 0 ? bits.trailingZeroBitCount : nil
+    }
 }

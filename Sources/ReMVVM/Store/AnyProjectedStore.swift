@@ -10,6 +10,7 @@ public final class AnyProjectedStore: ProjectedStore {
     private let dispatchActions: @Sendable ([any StoreAction], ViewSet, UInt64?) throws(StoreError) -> DispatchOutcome
     private let readViews: @Sendable (ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot])
     private let readViewsSince: @Sendable (ViewSet, UInt64?) -> ViewsSince
+    private let readViewSince: @Sendable (Int, UInt64) -> ViewSince
     private let currentVersion: @Sendable () -> UInt64
 
     /// Wraps `store`; call it where `State` is a concrete type.
@@ -20,6 +21,7 @@ public final class AnyProjectedStore: ProjectedStore {
         }
         readViews = { store.views($0) }
         readViewsSince = { store.views($0, since: $1) }
+        readViewSince = { store.view($0, since: $1) }
         currentVersion = { store.version }
     }
 
@@ -48,6 +50,8 @@ public final class AnyProjectedStore: ProjectedStore {
     public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) { readViews(views) }
 
     public func views(_ views: ViewSet, since: UInt64?) -> ViewsSince { readViewsSince(views, since) }
+
+    public func view(_ index: Int, since: UInt64) -> ViewSince { readViewSince(index, since) }
 
     public func waitForChange(
         after version: UInt64,

@@ -27,6 +27,9 @@ public protocol ProjectedStore: AnyObject, Sendable {
     func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot])
     /// The current snapshots of `views` and their snapshots at `since`, if kept.
     func views(_ views: ViewSet, since: UInt64?) -> ViewsSince
+    /// The current snapshot of the view at `index` and its snapshot at `since`, if kept; see
+    /// ``Store/view(_:since:)``.
+    func view(_ index: Int, since: UInt64) -> ViewSince
     /// Parks a change waiter; see ``Store/waitForChange(after:views:handler:)``.
     func waitForChange(
         after version: UInt64,
@@ -42,6 +45,12 @@ public protocol ProjectedStore: AnyObject, Sendable {
 extension Store: ProjectedStore {}
 
 extension ProjectedStore {
+    /// One view through the list form, for a store that has no shorter way.
+    public func view(_ index: Int, since: UInt64) -> ViewSince {
+        let views = views(ViewSet(indices: [index]), since: since)
+        return ViewSince(version: views.version, current: views.current[0], past: views.past?[0])
+    }
+
     /// The one view called `name`, through the list form, for a store that has no shorter way.
     public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
         viewSet(named: [name])

@@ -11,6 +11,24 @@ public struct ViewsSince: Sendable {
     public let past: [ViewSnapshot]?
 }
 
+/// One view's current snapshot and its snapshot at an earlier version, read with the store's version: what
+/// ``ViewsSince`` holds for several views, without its lists.
+public struct ViewSince: Sendable {
+    /// The store's version when the view was read.
+    public let version: UInt64
+    /// The view's current snapshot.
+    public let current: ViewSnapshot
+    /// Its snapshot at the earlier version; nil if that is older than the kept history.
+    public let past: ViewSnapshot?
+
+    /// A view read at `version`.
+    public init(version: UInt64, current: ViewSnapshot, past: ViewSnapshot?) {
+        self.version = version
+        self.current = current
+        self.past = past
+    }
+}
+
 extension Store {
     /// The registered view names, in index order.
     public var viewNames: [String] { projections.names }
@@ -47,6 +65,15 @@ extension Store {
                 past.append(snapshot)
             }
             return ViewsSince(version: core.version, current: current, past: past)
+        }
+    }
+
+    /// The current snapshot of the view at `index` and its snapshot at `since`, if kept: what a long-poll on
+    /// one view reads at every change.
+    public func view(_ index: Int, since: UInt64) -> ViewSince {
+        core.withLock { core in
+            ViewSince(
+                version: core.version, current: core.views[index].current, past: core.views[index].snapshot(at: since))
         }
     }
 

@@ -132,13 +132,27 @@ struct ChangeFeed {
         let current = AnswerCache.Key(
             views: views.bits, from: since.number, to: session.store.version, kind: form.rawValue)
         if let cached = session.answers.cached(current) { return cached }
+        if let index = views.only {
+            // One view, as nearly every poll and stream watches: read without the lists of several.
+            let state = session.store.view(index, since: since.number)
+            return try answer(
+                since: since, at: state.version, changed: state.past.map { CollectionOfOne(($0, state.current)) })
+        }
         let state = session.store.views(views, since: since.number)
-        if since.number > state.version { return try reset(.ahead) }
-        guard let past = state.past else { return try reset(.expired) }
-        let key = AnswerCache.Key(views: views.bits, from: since.number, to: state.version, kind: form.rawValue)
+        return try answer(since: since, at: state.version, changed: state.past.map { zip($0, state.current) })
+    }
+
+    /// The answer from `since` to `version`, given each watched view's (past, current) snapshots; nil when one of
+    /// them is older than the kept history.
+    private func answer(
+        since: Cursor, at version: UInt64, changed snapshots: (some Sequence<(ViewSnapshot, ViewSnapshot)>)?
+    ) throws(ViewEncodingError) -> Answer {
+        if since.number > version { return try reset(.ahead) }
+        guard let snapshots else { return try reset(.expired) }
+        let key = AnswerCache.Key(views: views.bits, from: since.number, to: version, kind: form.rawValue)
         return try session.answers.answer(key) { () throws(ViewEncodingError) -> Answer in
             var changes: [ViewChange] = []
-            for (old, new) in zip(past, state.current) where old !== new {
+            for (old, new) in snapshots where old !== new {
                 let whole = try new.jsonBytes()
                 if form == .full || whole.count <= Self.wholeViewLimit {
                     changes.append(ViewChange(name: new.name, form: .full, json: whole))
@@ -147,9 +161,9 @@ struct ChangeFeed {
                         ViewChange(name: new.name, form: .patch, json: try session.answers.patch(from: old, to: new)))
                 }
             }
-            let to = session.cursor(state.version).description
+            let to = session.cursor(version).description
             let body = Self.body([("from", .string(since.description)), ("to", .string(to))], views: changes)
-            return Answer(body: body, to: state.version, version: to, hasChanges: !changes.isEmpty, reset: nil)
+            return Answer(body: body, to: version, version: to, hasChanges: !changes.isEmpty, reset: nil)
         }
     }
 
