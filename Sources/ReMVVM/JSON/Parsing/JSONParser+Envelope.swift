@@ -33,22 +33,8 @@ extension JSONParser {
     /// The bytes of a string at the read position that has no escapes, validated as ``parseString()`` validates
     /// them, with the read position past its closing quote; nil for an escape or anything invalid.
     private mutating func plainString() -> Range<Int>? {
-        index += 1
-        let start = index
-        while let byte = current {
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                return start..<(index - 1)
-            case UInt8(ascii: "\\"), ..<0x20:
-                return nil
-            case ..<0x80:
-                index += 1
-            default:
-                guard (try? skipUTF8Sequence()) != nil else { return nil }
-            }
-        }
-        return nil
+        guard case .closed(let content)? = try? scanUnescaped() else { return nil }
+        return content
     }
 
     private static let typeKey = Array(#""type""#.utf8)

@@ -5,15 +5,32 @@ extension JSONParser {
     /// backslash switches to building the bytes in a buffer.
     mutating func parseString() throws(JSONParseError) -> String {
         let opening = index
+        switch try scanUnescaped() {
+        case .closed(let content): return String(decoding: bytes[content], as: UTF8.self)
+        case .escape(let start): return try parseEscapedString(from: start, opening: opening)
+        }
+    }
+
+    /// Where ``scanUnescaped()`` stopped.
+    enum UnescapedScan {
+        /// At the closing quote, now read past; the string's bytes are `content`.
+        case closed(content: Range<Int>)
+        /// At the first backslash, with the bytes from `start` up to it validated.
+        case escape(start: Int)
+    }
+
+    /// Validates a string's bytes from its opening quote up to its closing quote or its first backslash.
+    mutating func scanUnescaped() throws(JSONParseError) -> UnescapedScan {
+        let opening = index
         index += 1
         let start = index
         while let byte = current {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+                return .closed(content: start..<(index - 1))
             case UInt8(ascii: "\\"):
-                return try parseEscapedString(from: start, opening: opening)
+                return .escape(start: start)
             case ..<0x20:
                 throw error("unescaped control character \(describe(byte)) in string")
             case ..<0x80:
