@@ -29,8 +29,20 @@ enum RequestReader {
 
     /// The string of `known` that `text` spells, or a new one.
     private static func known(_ known: [String], _ text: UnsafePointer<CChar>) -> String {
-        for candidate in known where candidate.withCString({ strcmp($0, text) == 0 }) { return candidate }
-        return String(cString: text)
+        let count = strlen(text)
+        return spelled(count, bytesAt: text, among: known) ?? decode(text, count)
+    }
+
+    /// The string of `known` whose UTF-8 is the `count` bytes at `start`, compared on the bytes: cheaper than
+    /// reading them into a new string.
+    private static func spelled(_ count: Int, bytesAt start: UnsafePointer<CChar>, among known: [String]) -> String? {
+        for name in known where name.utf8.count == count {
+            let equal = name.utf8.withContiguousStorageIfAvailable { name in
+                name.baseAddress.map { memcmp($0, start, count) == 0 } ?? true
+            }
+            if equal == true { return name }
+        }
+        return nil
     }
 
     /// The declared `Content-Length`, if present and numeric (digits, optionally between spaces or tabs).
@@ -109,17 +121,10 @@ enum RequestReader {
         "Last-Event-ID", "Sec-Fetch-Site", "Cache-Control",
     ]
 
-    /// A header field's name: one of ``fieldNames`` when it is spelled so (compared on the bytes, cheaper than
-    /// reading them into a new string), else a new string.
+    /// A header field's name: one of ``fieldNames`` when it is spelled so, else a new string.
     private static func fieldName(_ start: UnsafePointer<CChar>?, _ count: Int) -> String {
         guard let start else { return "" }
-        for name in fieldNames where name.utf8.count == count {
-            let equal = name.utf8.withContiguousStorageIfAvailable { name in
-                name.baseAddress.map { memcmp($0, start, count) == 0 } ?? true
-            }
-            if equal == true { return name }
-        }
-        return decode(start, count)
+        return spelled(count, bytesAt: start, among: fieldNames) ?? decode(start, count)
     }
 
     private static func decode(_ start: UnsafePointer<CChar>?, _ count: Int) -> String {
