@@ -33,7 +33,10 @@ public final class TestHTTPClient {
         }
         guard connected == 0 else {
             let code = errno
-            Glibc.close(descriptor)
+            // Through `close()`, which marks the client closed: a class whose initializer throws once every
+            // property is set is deinitialized, and `deinit` closing the number again would close whatever
+            // descriptor another thread opened under it meanwhile (a server's connection, in a parallel test run).
+            close()
             throw TestClientError(description: "connect to port \(port) failed: errno \(code)")
         }
     }
