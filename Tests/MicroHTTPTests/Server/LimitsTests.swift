@@ -69,7 +69,9 @@ struct LimitsTests {
         try withServer(handler: Self.bodySize) { server in
             let bad = try TestHTTPClient(port: server.port)
             try? bad.send(garbage)
-            _ = bad.waitForClose(timeout: .milliseconds(300))
+            // Until libmicrohttpd has answered and closed it: a server stopped while the library still reads a
+            // request it answers itself can crash in the library (RELIABILITY.md), which is not what this tests.
+            _ = bad.waitForClose(timeout: .seconds(5))
             let good = try TestHTTPClient(port: server.port)
             #expect(try good.request("GET", "/").status == 200)
         }
