@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "remvvm-bench", targets: ["remvvm-bench"]),
         .executable(name: "remvvm-fuzz", targets: ["remvvm-fuzz"]),
+        .executable(name: "counter-example", targets: ["CounterExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -119,7 +120,20 @@ let package = Package(
             dependencies: ["ReMVVMFuzzing", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
+        // The README's counter app, a complete program (`swift run counter-example`); the README shows this file.
+        .executableTarget(
+            name: "CounterExample",
+            dependencies: ["ReMVVM", "ReMVVMServer"],
+            path: "Examples/Counter",
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "ReMVVMTests", dependencies: ["ReMVVM", "ReMVVMTesting"], swiftSettings: strictSettings),
+        // The counter example: its TestStore test, the built binary driven over HTTP, the README's copy of it.
+        .testTarget(
+            name: "CounterExampleTests",
+            dependencies: ["CounterExample", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMTesting"], swiftSettings: strictSettings),
         .testTarget(
