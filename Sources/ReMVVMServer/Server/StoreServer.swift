@@ -34,13 +34,15 @@ public final class StoreServer: Sendable {
             configuration: configuration, logger: logger)
     }
 
-    /// A server whose stores are made per session identity, kept durably when `durability` is set.
+    /// A server whose stores are made per session identity, kept durably when `durability` is set; its long-poll
+    /// timeouts and housekeeping go by `clock`.
     init(
         actions: ActionRegistry,
         makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
         durability: (any SessionPersistence)?,
         configuration: ServerConfiguration,
-        logger: Logger
+        logger: Logger,
+        clock: any ServerClock = SystemServerClock()
     ) {
         self.logger = logger
         let transportBox = TransportBox()
@@ -50,6 +52,7 @@ public final class StoreServer: Sendable {
             makeStore: makeStore,
             durability: durability,
             logger: logger,
+            clock: clock,
             transportGauges: { transportBox.gauges() }
         )
         var transportConfiguration = configuration.transport
