@@ -31,7 +31,7 @@ let package = Package(
     targets: [
         // The pure store core: no HTTP, no C.
         .target(name: "ReMVVM", swiftSettings: strictSettings),
-        // Helpers for app authors' tests (TestStore, mock services).
+        // Helpers for app authors' tests (TestStore, TestClock, mock services); failures are Swift Testing issues.
         .target(name: "ReMVVMTesting", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
         // libmicrohttpd, as Debian's libmicrohttpd-dev installs it.
         .systemLibrary(
@@ -164,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "ReMVVM", "MicroHTTP", "HTTPTestClient",
+                "ReMVVMServer", "ExampleApp", "ReMVVM", "ReMVVMTesting", "MicroHTTP", "HTTPTestClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
