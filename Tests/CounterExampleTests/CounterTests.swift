@@ -3,9 +3,9 @@ import Testing
 
 @testable import CounterExample
 
-@Test func counterCountsAndRefusesNegatives() throws {
+@Test func counterCountsAndRefusesNegatives() {
     let store = TestStore(CounterApp.definition)
-    try store.send(Increase()) { $0.count = 1 }
-    try store.send(SetCount(count: -1))  // Blocked by NoNegatives: nothing changes.
-    #expect(try store.view("counter", as: CounterView.self) == CounterView(count: 1))
+    store.send(Increase()) { $0.count = 1 }
+    store.send(SetCount(count: -1))  // Blocked by NoNegatives: nothing changes.
+    #expect(store.view("counter", as: CounterView.self) == CounterView(count: 1))
 }
