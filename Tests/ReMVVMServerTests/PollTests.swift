@@ -1,7 +1,8 @@
 import HTTPTestClient
 import ReMVVM
-import ReMVVMServer
 import Testing
+
+@testable import ReMVVMServer
 
 extension EndToEnd {
     @Suite("Long-polling over HTTP")
@@ -35,7 +36,10 @@ extension EndToEnd {
                 // A change to another view leaves the poll parked.
                 let login = try await api.dispatch(session, TestActions.login("Ada", "Lovelace"))
                 #expect(login.status == 200)
-                try await Task.sleep(for: .milliseconds(150))
+                // A commit takes the waiters of the views it changed before the dispatch is answered: the poll's
+                // waiter is still in the store, so nothing will answer the poll for this change.
+                let store = try #require(server.server.api.sessions.all.first?.store)
+                #expect(store.parkedWaiters == 1)
                 #expect(try await api.gauge("remvvm_parked_polls") == 1)
                 // A change to the watched view answers it at once.
                 var (response, latency) = try await Self.wake(poll, session: session, api: api)
