@@ -21,17 +21,33 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     private let expected: Mutex<State>
     private let inbox = TestStoreInbox()
     private let createdAt: SourceLocation
+    /// Where failures go: Swift Testing's issues, or the harness's own tests' list.
+    private let report: @Sendable (String, SourceLocation) -> Void
 
     /// A test store for `definition`, starting from `state` or its initial state.
     ///
     /// Effects sleep on the definition's ``Services/clock``: give it a ``TestClock`` to decide when their delays
     /// end, or an ``ImmediateClock`` to skip them.
-    public init(
+    public convenience init(
         _ definition: StoreDefinition<State>, state: State? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        self.init(definition, state: state, sourceLocation: sourceLocation) { message, location in
+            Issue.record(Comment(rawValue: message), sourceLocation: location)
+        }
+    }
+
+    /// A test store whose failures go to `report` instead of Swift Testing: for the harness's own tests, which
+    /// check each failure without recording it as a (known) issue of their own.
+    package init(
+        _ definition: StoreDefinition<State>,
+        state: State? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        report: @escaping @Sendable (String, SourceLocation) -> Void
     ) {
         store = definition.makeStore(state: state)
         expected = Mutex(store.state)
         createdAt = sourceLocation
+        self.report = report
         let inbox = self.inbox
         store.onCommit { record in inbox.post(record) }
         store.onEffectFinished { inbox.post(nil) }
@@ -40,7 +56,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     deinit {
         let pending = inbox.pending.map { $0.wireName }
         if !pending.isEmpty {
-            Issue.record("unreceived actions: \(pending.joined(separator: ", "))", sourceLocation: createdAt)
+            report("unreceived actions: \(pending.joined(separator: ", "))", createdAt)
         }
         store.close()
     }
@@ -59,7 +75,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         do {
             outcome = try store.dispatch(action)
         } catch {
-            Issue.record("the store refused \(action.wireName): \(error)", sourceLocation: sourceLocation)
+            report("the store refused \(action.wireName): \(error)", sourceLocation)
             return nil
         }
         if outcome.committed { inbox.remove(version: outcome.version) }
@@ -88,8 +104,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
             if let record = inbox.takeFirst() {
                 guard let action = record.actions.first as? Action else {
                     let names = record.actions.map { $0.wireName }.joined(separator: ", ")
-                    Issue.record(
-                        "expected to receive \(Action.wireName), received \(names)", sourceLocation: sourceLocation)
+                    report("expected to receive \(Action.wireName), received \(names)", sourceLocation)
                     expected.withLock { $0 = store.state }
                     return nil
                 }
@@ -97,13 +112,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 return action
             }
             guard running > 0 else {
-                Issue.record(
-                    "expected to receive \(Action.wireName), but no effect is running", sourceLocation: sourceLocation)
+                report("expected to receive \(Action.wireName), but no effect is running", sourceLocation)
                 return nil
             }
             guard await inbox.wait(after: generation, until: deadline) else {
-                Issue.record(
-                    "timed out after \(timeout) waiting to receive \(Action.wireName)", sourceLocation: sourceLocation)
+                report("timed out after \(timeout) waiting to receive \(Action.wireName)", sourceLocation)
                 return nil
             }
         }
@@ -117,7 +130,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
             let running = store.runningEffects
             if running == 0 { break }
             guard await inbox.wait(after: generation, until: deadline) else {
-                Issue.record("\(running) effects still running after \(timeout)", sourceLocation: sourceLocation)
+                report("\(running) effects still running after \(timeout)", sourceLocation)
                 break
             }
         }
@@ -130,7 +143,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         var names: [String] = []
         while let record = inbox.takeFirst() { names += record.actions.map { $0.wireName } }
         if !names.isEmpty {
-            Issue.record("unreceived actions: \(names.joined(separator: ", "))", sourceLocation: sourceLocation)
+            report("unreceived actions: \(names.joined(separator: ", "))", sourceLocation)
             expected.withLock { $0 = store.state }
         }
     }
@@ -142,12 +155,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> Model? {
         guard let model = store.viewModel(named: name) else {
-            Issue.record("no view named '\(name)'", sourceLocation: sourceLocation)
+            report("no view named '\(name)'", sourceLocation)
             return nil
         }
         guard let typed = model as? Model else {
-            Issue.record(
-                "view '\(name)' is a \(Swift.type(of: model)), not a \(Model.self)", sourceLocation: sourceLocation)
+            report("view '\(name)' is a \(Swift.type(of: model)), not a \(Model.self)", sourceLocation)
             return nil
         }
         return typed
@@ -160,13 +172,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         do {
             try update(&expectation)
         } catch {
-            Issue.record(error, "the expected change \(step) threw", sourceLocation: sourceLocation)
+            report("the expected change \(step) threw: \(error)", sourceLocation)
             return
         }
         if expectation != actual {
-            Issue.record(
-                "state \(step) differs:\n  expected: \(expectation)\n    actual: \(actual)",
-                sourceLocation: sourceLocation)
+            report("state \(step) differs:\n  expected: \(expectation)\n    actual: \(actual)", sourceLocation)
         }
     }
 }

@@ -13,12 +13,19 @@ struct StubQuotes: QuoteService {
     func quote(category: String) async throws -> String { try await mock(category) }
 }
 
-/// The example app under test, with `quotes` as its quote service and a clock that never waits.
-func makeTestStore(quotes: any QuoteService) -> TestStore<AppState> {
+/// The example app under test, with `quotes` as its quote service and a clock that never waits; its failures
+/// go to `failures` when given, as Swift Testing issues otherwise.
+func makeTestStore(
+    quotes: any QuoteService,
+    failures: Failures? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> TestStore<AppState> {
     var services = Services()
     services.quotes = quotes
     services.clock = ImmediateClock()
-    return TestStore(ExampleApp.definition(services: services))
+    let definition = ExampleApp.definition(services: services)
+    guard let failures else { return TestStore(definition, sourceLocation: sourceLocation) }
+    return TestStore(definition, sourceLocation: sourceLocation) { failures.add($0, at: $1) }
 }
 
 @Suite("Example app")
