@@ -60,6 +60,22 @@ final class ManualServerClock: ServerClock, @unchecked Sendable {
         }
     }
 
+    /// The first sleep, from the `from`th on (counting from 1), that `matches`, once some thread has begun it; nil if
+    /// none has within `timeout`.
+    func sleep(from: Int = 1, where matches: (Sleep) -> Bool, timeout: TimeInterval = 30) -> Sleep? {
+        let end = Date(timeIntervalSinceNow: timeout)
+        return locked {
+            var next = from - 1
+            while true {
+                while next < sleeps.count {
+                    if matches(sleeps[next]) { return sleeps[next] }
+                    next += 1
+                }
+                guard condition.wait(until: end) else { return nil }
+            }
+        }
+    }
+
     /// How many sleeps have begun.
     var sleepCount: Int { locked { sleeps.count } }
 
