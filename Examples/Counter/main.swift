@@ -17,6 +17,7 @@ struct NoNegatives: ActionMiddleware {
 // A view model: what clients see, recomputed only when the state changed.
 struct CounterView: ViewModel { let count: Int }
 
+// The app, in a type: tests import it, and main.swift's globals are not set up in a test.
 enum CounterApp {
     static var definition: StoreDefinition<Counter> {
         var views = Projections<Counter>()
