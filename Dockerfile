@@ -16,6 +16,8 @@ COPY Package.swift ./
 RUN swift package resolve
 COPY Sources ./Sources
 COPY Tests ./Tests
+# The package also declares the README's example (Examples/Counter): its folder must exist for the manifest.
+COPY Examples ./Examples
 RUN swift build -c release --product remvvm-server --static-swift-stdlib \
         -Xswiftc -cross-module-optimization \
     && mkdir -p /staging \

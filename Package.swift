@@ -20,16 +20,18 @@ let package = Package(
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "remvvm-bench", targets: ["remvvm-bench"]),
         .executable(name: "remvvm-fuzz", targets: ["remvvm-fuzz"]),
+        .executable(name: "counter-example", targets: ["CounterExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // The pure store core: no HTTP, no C.
         .target(name: "ReMVVM", swiftSettings: strictSettings),
-        // Helpers for app authors' tests (TestStore, mock services).
+        // Helpers for app authors' tests (TestStore, TestClock, mock services); failures are Swift Testing issues.
         .target(name: "ReMVVMTesting", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
         // libmicrohttpd, as Debian's libmicrohttpd-dev installs it.
         .systemLibrary(
@@ -70,6 +72,8 @@ let package = Package(
             dependencies: [
                 "ReMVVM", "MicroHTTP", "ReMVVMPersistence",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -81,6 +85,8 @@ let package = Package(
                 "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings,
             // Release builds link TCMalloc (Debian's libtcmalloc-minimal4), which takes over malloc and free for the
@@ -114,8 +120,22 @@ let package = Package(
             dependencies: ["ReMVVMFuzzing", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
+        // The README's counter app, a complete program (`swift run counter-example`); the README shows this file.
+        .executableTarget(
+            name: "CounterExample",
+            dependencies: ["ReMVVM", "ReMVVMServer"],
+            path: "Examples/Counter",
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "ReMVVMTests", dependencies: ["ReMVVM", "ReMVVMTesting"], swiftSettings: strictSettings),
-        .testTarget(name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMTesting"], swiftSettings: strictSettings),
+        // The counter example: its TestStore test, the built binary driven over HTTP, the README's copy of it.
+        .testTarget(
+            name: "CounterExampleTests",
+            dependencies: ["CounterExample", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMTesting"], swiftSettings: strictSettings),
         .testTarget(
             name: "ReMVVMPersistenceTests",
             dependencies: [
@@ -144,9 +164,10 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "ReMVVM", "MicroHTTP", "HTTPTestClient",
+                "ReMVVMServer", "ExampleApp", "ReMVVM", "ReMVVMTesting", "MicroHTTP", "HTTPTestClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

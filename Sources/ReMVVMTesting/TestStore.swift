@@ -1,105 +1,182 @@
 import ReMVVM
 import Synchronization
+import Testing
 
 /// An exhaustive test harness for a store, after The Composable Architecture's `TestStore`.
 ///
 /// ```swift
 /// let store = TestStore(ExampleApp.definition(services: mocks))
-/// try store.send(CounterAction.Increase()) { $0.counter = 1 }
-/// try await store.receive(QuoteAction.Loaded.self) { $0.quote.text = "..." }
+/// store.send(CounterAction.Increase()) { $0.counter = 1 }
+/// await store.receive(QuoteAction.Loaded.self) { $0.quote.text = "..." }
 /// ```
-/// Every ``send(_:assert:)`` must describe the state change exactly, and every action an
-/// effect feeds back must be taken with ``receive(_:timeout:assert:)``; anything else throws a
-/// ``TestStoreFailure`` that shows the difference.
+/// Every ``send(_:assert:sourceLocation:)`` must describe the state change exactly, and every action an effect
+/// feeds back must be taken with ``receive(_:timeout:assert:sourceLocation:)``. Anything else is a Swift Testing
+/// issue recorded where the test made the call, showing the difference; the test goes on from the state the
+/// store really holds, so one mistake fails one step. When the test store goes away, actions nobody received are
+/// reported too, and its effects are cancelled; ``finish(timeout:sourceLocation:)`` also waits for running
+/// effects to end and reports those that do not.
 public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// The store under test.
     public let store: Store<State>
     private let expected: Mutex<State>
-    private let log = CommitLog()
+    private let inbox = TestStoreInbox()
+    private let createdAt: SourceLocation
+    /// Where failures go: Swift Testing's issues, or the harness's own tests' list.
+    private let report: @Sendable (String, SourceLocation) -> Void
 
     /// A test store for `definition`, starting from `state` or its initial state.
-    public init(_ definition: StoreDefinition<State>, state: State? = nil) {
+    ///
+    /// Effects sleep on the definition's ``Services/clock``: give it a ``TestClock`` to decide when their delays
+    /// end, or an ``ImmediateClock`` to skip them.
+    public convenience init(
+        _ definition: StoreDefinition<State>, state: State? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        self.init(definition, state: state, sourceLocation: sourceLocation) { message, location in
+            Issue.record(Comment(rawValue: message), sourceLocation: location)
+        }
+    }
+
+    /// A test store whose failures go to `report` instead of Swift Testing: for the harness's own tests, which
+    /// check each failure without recording it as a (known) issue of their own.
+    package init(
+        _ definition: StoreDefinition<State>,
+        state: State? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        report: @escaping @Sendable (String, SourceLocation) -> Void
+    ) {
         store = definition.makeStore(state: state)
         expected = Mutex(store.state)
-        let log = self.log
-        store.onCommit { record in log.records.withLock { $0.append(record) } }
+        createdAt = sourceLocation
+        self.report = report
+        let inbox = self.inbox
+        store.onCommit { record in inbox.post(record) }
+        store.onEffectFinished { inbox.post(nil) }
+    }
+
+    deinit {
+        let pending = inbox.pending.map { $0.wireName }
+        if !pending.isEmpty {
+            report("unreceived actions: \(pending.joined(separator: ", "))", createdAt)
+        }
+        store.close()
     }
 
     /// Dispatches `action` and checks that the state changed exactly as `update` says.
     ///
-    /// - Returns: What the store answered (applied or blocked, the new version).
+    /// - Returns: What the store answered (applied or blocked, the new version); nil, with an issue, when it
+    ///   refused the action.
     @discardableResult
-    public func send(
-        _ action: some StoreAction,
-        assert update: (inout State) throws -> Void = { _ in }
-    ) throws -> DispatchOutcome {
-        let outcome = try store.dispatch(action)
-        if outcome.committed {
-            log.records.withLock { records in records.removeAll { $0.version == outcome.version } }
+    public func send<Action: StoreAction>(
+        _ action: Action,
+        assert update: (inout State) throws -> Void = { _ in },
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> DispatchOutcome? {
+        let outcome: DispatchOutcome
+        do {
+            outcome = try store.dispatch(action)
+        } catch {
+            report("the store refused \(action.wireName): \(error)", sourceLocation)
+            return nil
         }
-        try check("after sending \(action.wireName)", update)
+        if outcome.committed { inbox.remove(version: outcome.version) }
+        check("after sending \(action.wireName)", update, sourceLocation)
         return outcome
     }
 
     /// Waits until an effect's follow-up of type `type` is committed, then checks the state change.
     ///
-    /// `timeout` only bounds an effect that never finishes, so it is generous: on a loaded machine, or under a
-    /// sanitizer with the whole suite running in parallel, a prompt effect's task can wait seconds for a thread.
+    /// It waits on the store's commits and effects, and fails at once when no effect is running that could still
+    /// send the action. `timeout` only bounds an effect that never ends, so it is generous: on a loaded machine a
+    /// prompt effect's task can wait seconds for a thread.
+    /// - Returns: The action received; nil, with an issue, when another came or none could.
     @discardableResult
     public func receive<Action: StoreAction>(
         _ type: Action.Type,
         timeout: Duration = .seconds(30),
-        assert update: (inout State) throws -> Void = { _ in }
-    ) async throws -> Action {
+        assert update: (inout State) throws -> Void = { _ in },
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Action? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let next = log.records.withLock { records -> CommitRecord? in
-                records.isEmpty ? nil : records.removeFirst()
-            }
-            if let record = next {
+            // In this order: an effect that ended before `running` was read has committed what it sends.
+            let generation = inbox.generation
+            let running = store.runningEffects
+            if let record = inbox.takeFirst() {
                 guard let action = record.actions.first as? Action else {
                     let names = record.actions.map { $0.wireName }.joined(separator: ", ")
-                    throw TestStoreFailure("expected to receive \(Action.wireName), received \(names)")
+                    report("expected to receive \(Action.wireName), received \(names)", sourceLocation)
+                    expected.withLock { $0 = store.state }
+                    return nil
                 }
-                try check("after receiving \(Action.wireName)", update)
+                check("after receiving \(Action.wireName)", update, sourceLocation)
                 return action
             }
-            guard ContinuousClock.now < deadline else {
-                throw TestStoreFailure("timed out after \(timeout) waiting to receive \(Action.wireName)")
+            guard running > 0 else {
+                report("expected to receive \(Action.wireName), but no effect is running", sourceLocation)
+                return nil
             }
-            try await Task.sleep(for: .milliseconds(2))
+            guard await inbox.wait(after: generation, until: deadline) else {
+                report("timed out after \(timeout) waiting to receive \(Action.wireName)", sourceLocation)
+                return nil
+            }
         }
     }
 
-    /// Fails if effects committed actions that no ``receive(_:timeout:assert:)`` took.
-    public func assertNoPendingActions() throws {
-        let pending = log.records.withLock { $0.flatMap(\.actions).map { $0.wireName } }
-        guard pending.isEmpty else {
-            throw TestStoreFailure("unreceived actions: \(pending.joined(separator: ", "))")
+    /// Waits until every effect has ended (at most `timeout`), then reports what they sent that nobody received.
+    public func finish(timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let generation = inbox.generation
+            let running = store.runningEffects
+            if running == 0 { break }
+            guard await inbox.wait(after: generation, until: deadline) else {
+                report("\(running) effects still running after \(timeout)", sourceLocation)
+                break
+            }
+        }
+        assertNoPendingActions(sourceLocation: sourceLocation)
+    }
+
+    /// Reports the actions effects committed that no ``receive(_:timeout:assert:sourceLocation:)`` took, and
+    /// forgets them.
+    public func assertNoPendingActions(sourceLocation: SourceLocation = #_sourceLocation) {
+        var names: [String] = []
+        while let record = inbox.takeFirst() { names += record.actions.map { $0.wireName } }
+        if !names.isEmpty {
+            report("unreceived actions: \(names.joined(separator: ", "))", sourceLocation)
+            expected.withLock { $0 = store.state }
         }
     }
 
-    /// The named view model, typed.
-    public func view<Model: ViewModel>(_ name: String, as type: Model.Type = Model.self) throws -> Model {
-        guard let model = store.viewModel(named: name) else { throw TestStoreFailure("no view named '\(name)'") }
+    /// The named view model, typed; nil, with an issue, when there is no such view or it has another type.
+    public func view<Model: ViewModel>(
+        _ name: String,
+        as type: Model.Type = Model.self,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Model? {
+        guard let model = store.viewModel(named: name) else {
+            report("no view named '\(name)'", sourceLocation)
+            return nil
+        }
         guard let typed = model as? Model else {
-            throw TestStoreFailure("view '\(name)' is a \(Swift.type(of: model)), not a \(Model.self)")
+            report("view '\(name)' is a \(Swift.type(of: model)), not a \(Model.self)", sourceLocation)
+            return nil
         }
         return typed
     }
 
-    private func check(_ step: String, _ update: (inout State) throws -> Void) throws {
+    private func check(_ step: String, _ update: (inout State) throws -> Void, _ sourceLocation: SourceLocation) {
         var expectation = expected.withLock { $0 }
-        try update(&expectation)
         let actual = store.state
         expected.withLock { $0 = actual }
-        guard expectation == actual else {
-            throw TestStoreFailure("state \(step) differs:\n  expected: \(expectation)\n    actual: \(actual)")
+        do {
+            try update(&expectation)
+        } catch {
+            report("the expected change \(step) threw: \(error)", sourceLocation)
+            return
+        }
+        if expectation != actual {
+            report("state \(step) differs:\n  expected: \(expectation)\n    actual: \(actual)", sourceLocation)
         }
     }
-}
-
-/// The commits a test store has not yet matched with `send` or `receive`.
-private final class CommitLog: Sendable {
-    let records = Mutex<[CommitRecord]>([])
 }

@@ -4,6 +4,8 @@ import Foundation
 import Logging
 import ReMVVM
 import ReMVVMServer
+import ServiceLifecycle
+import UnixSignals
 
 /// `remvvm-server`: runs the example app. Every option can also come from an environment
 /// variable (`--port` from `REMVVM_PORT`, `--public-dir` from `REMVVM_PUBLIC_DIR`, ...);
@@ -101,12 +103,25 @@ struct ServeCommand: AsyncParsableCommand {
             environment: environment,
             logger: logger
         )
-        let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
-        do {
-            try server.start()
-        } catch {
-            throw ValidationError("cannot start: \(error)")
+        // Started inside the group, once SIGTERM and SIGINT are trapped: a signal sent as soon as the start line
+        // shows must find them trapped. They shut the server down gracefully (StoreServer.run()), which flushes and
+        // closes the durable store only after the transport stopped.
+        let serving = ClosureService {
+            do {
+                try server.start()
+            } catch {
+                throw ValidationError("cannot start: \(error)")
+            }
+            Self.logStart(server, configuration: configuration, logger: logger)
+            try await server.run()
         }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: serving)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    private static func logStart(_ server: StoreServer, configuration: ServerConfiguration, logger: Logger) {
         let pinnedCPUs =
             server.workerCPUs.isEmpty ? "unpinned" : server.workerCPUs.map(String.init).joined(separator: ",")
         logger.info(
@@ -117,9 +132,6 @@ struct ServeCommand: AsyncParsableCommand {
                 "resumes.max_delay_ms": "\(Int(configuration.maxResumeDelay / .milliseconds(1)))",
                 "allocator": "\(Allocator.name)",
             ])
-        let signal = await signals.next()
-        logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
-        server.stop()
     }
 
     private func makeConfiguration(_ environment: Environment) throws -> ServerConfiguration {

@@ -1,74 +1,145 @@
 import ExampleApp
 import ReMVVM
 import ReMVVMTesting
+import Synchronization
 import Testing
 
-/// The harness app developers test with: each way a test can be wrong must fail, and say how.
+/// The harness app developers test with: each way a test can be wrong is reported where the test made the call,
+/// saying how. Its failures go to a list here, which each test checks (in app developers' tests they are Swift
+/// Testing issues).
 @Suite("TestStore")
 struct TestStoreTests {
-    func makeStore() -> TestStore<AppState> { makeTestStore(quotes: StubQuotes()) }
+    let failures = Failures()
 
-    @Test func aSendWhoseExpectedChangeIsWrongFailsShowingBothStates() throws {
+    func makeStore(sourceLocation: SourceLocation = #_sourceLocation) -> TestStore<AppState> {
+        makeTestStore(quotes: StubQuotes(), failures: failures, sourceLocation: sourceLocation)
+    }
+
+    @Test func aSendWhoseExpectedChangeIsWrongIsReportedAtTheCallShowingBothStates() {
         let store = makeStore()
-        let error = #expect(throws: TestStoreFailure.self) {
-            try store.send(CounterAction.Increase()) { $0.counter = 2 }
-        }
-        let description = try #require(error?.description)
-        #expect(description.hasPrefix("state after sending counter/increase differs:"))
-        #expect(description.contains("counter: 2"), "the expected state")
-        #expect(description.contains("counter: 1"), "the actual state")
+        store.send(CounterAction.Increase()) { $0.counter = 2 }
+        let line = #line - 1
+        let reported = failures.take()
+        #expect(reported.count == 1)
+        #expect(reported.first?.line == line, "reported at the send")
+        let message = reported.first?.message ?? ""
+        #expect(message.hasPrefix("state after sending counter/increase differs:"))
+        #expect(message.contains("counter: 2"), "the expected state")
+        #expect(message.contains("counter: 1"), "the actual state")
         // The next step starts from what the store really holds, so one mistake fails one step.
-        try store.send(CounterAction.Increase()) { $0.counter = 2 }
+        store.send(CounterAction.Increase()) { $0.counter = 2 }
+        #expect(failures.take().isEmpty)
     }
 
-    @Test func aSendThatChangesNothingPassesOnlyWithoutAnExpectedChange() throws {
+    @Test func aSendThatChangesNothingPassesOnlyWithoutAnExpectedChange() {
         let store = makeStore()
-        try store.send(CounterAction.Set(value: 0))
-        #expect(throws: TestStoreFailure.self) { try store.send(CounterAction.Set(value: 0)) { $0.counter = 5 } }
+        store.send(CounterAction.Set(value: 0))
+        #expect(failures.take().isEmpty)
+        store.send(CounterAction.Set(value: 0)) { $0.counter = 5 }
+        #expect(failures.take().count == 1)
     }
 
-    @Test func receivingAnotherActionThanTheEffectSentFailsNamingBoth() async throws {
+    @Test func receivingAnotherActionThanTheEffectSentIsReportedNamingBoth() async {
         let store = makeStore()
-        try store.send(QuoteAction.Load(category: "broken")) { $0.quote.loading = true }
-        let error = await #expect(throws: TestStoreFailure.self) {
-            try await store.receive(QuoteAction.Loaded.self)
-        }
+        store.send(QuoteAction.Load(category: "broken")) { $0.quote.loading = true }
+        await store.receive(QuoteAction.Loaded.self)
         #expect(
-            error?.description
-                == "expected to receive \(QuoteAction.Loaded.wireName), received \(QuoteAction.Failed.wireName)")
+            failures.take().map(\.message) == [
+                "expected to receive \(QuoteAction.Loaded.wireName), received \(QuoteAction.Failed.wireName)"
+            ])
+        // The wrong action was taken, and the state it brought is the new starting point.
+        store.assertNoPendingActions()
+        store.send(CounterAction.Increase()) { $0.counter = 1 }
+        #expect(failures.take().isEmpty)
     }
 
-    @Test func anEffectsActionNobodyReceivedIsReported() async throws {
+    @Test func receivingWhenNoEffectRunsIsReportedAtOnce() async {
         let store = makeStore()
-        try store.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
-        // Until the effect's follow-up lands nothing is pending; afterwards it is, until received.
-        let settled = await eventually { (try? store.assertNoPendingActions()) == nil }
-        #expect(settled, "the quote effect's follow-up never arrived")
-        let error = #expect(throws: TestStoreFailure.self) { try store.assertNoPendingActions() }
-        #expect(error?.description == "unreceived actions: \(QuoteAction.Loaded.wireName)")
-        try await store.receive(QuoteAction.Loaded.self) {
+        store.send(CounterAction.Increase()) { $0.counter = 1 }
+        // No wait for the timeout: nothing is running that could send it.
+        await store.receive(QuoteAction.Loaded.self, timeout: .seconds(3600))
+        #expect(
+            failures.take().map(\.message) == [
+                "expected to receive \(QuoteAction.Loaded.wireName), but no effect is running"
+            ])
+    }
+
+    @Test func receivingFromAnEffectThatNeverEndsGivesUpAtTheTimeout() async {
+        let clock = TestClock()  // Never advanced: the quote's delay never ends.
+        let store = makeTestStore(quotes: LocalQuoteService(clock: clock), failures: failures)
+        store.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
+        await store.receive(QuoteAction.Loaded.self, timeout: .milliseconds(1))
+        #expect(failures.take().map(\.message) == ["timed out after 0.001 seconds waiting to receive quote/loaded"])
+    }
+
+    @Test func finishReportsAnEffectsActionNobodyReceived() async {
+        let store = makeStore()
+        store.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
+        await store.finish()
+        #expect(failures.take().map(\.message) == ["unreceived actions: \(QuoteAction.Loaded.wireName)"])
+    }
+
+    @Test func aTestStoreThatGoesAwayReportsUnreceivedActionsWhereItWasMade() async {
+        var store: TestStore<AppState>? = makeStore()
+        let line = #line - 1
+        let (commits, committed) = AsyncStream<Void>.makeStream()
+        store?.store.onCommit { _ in committed.yield() }
+        store?.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
+        for await _ in commits.dropFirst().prefix(1) {}  // The effect's commit.
+        store = nil
+        let reported = failures.take()
+        #expect(reported.map(\.message) == ["unreceived actions: \(QuoteAction.Loaded.wireName)"])
+        #expect(reported.first?.line == line)
+    }
+
+    @Test func aDelayOnTheTestClockEndsWhenTheTestAdvancesIt() async {
+        let clock = TestClock()
+        let store = makeTestStore(quotes: LocalQuoteService(clock: clock), failures: failures)
+        store.send(QuoteAction.Load(category: "humor")) { $0.quote.loading = true }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(299))
+        #expect(clock.sleepers == 1, "the 300 ms delay has not ended")
+        clock.advance(by: .milliseconds(1))
+        #expect(clock.sleepers == 0)
+        let text = try? await LocalQuoteService(delay: .zero, clock: ImmediateClock()).quote(category: "humor")
+        let loaded = await store.receive(QuoteAction.Loaded.self) {
             $0.quote.loading = false
-            $0.quote.text = "A stub quote about science."
+            $0.quote.text = text
         }
-        try store.assertNoPendingActions()
+        #expect(loaded != nil)
+        await store.finish()
+        #expect(failures.take().isEmpty)
     }
 
-    @Test func viewsAreReadTypedAndAWrongNameOrTypeIsAFailure() throws {
+    @Test func viewsAreReadTypedAndAWrongNameOrTypeIsReported() {
         let store = makeStore()
-        #expect(try store.view("counter", as: CounterViewModel.self) == CounterViewModel(0))
-        let unknown = #expect(throws: TestStoreFailure.self) { try store.view("nothing", as: CounterViewModel.self) }
-        #expect(unknown?.description == "no view named 'nothing'")
-        let mistyped = #expect(throws: TestStoreFailure.self) { try store.view("counter", as: QuoteViewModel.self) }
-        #expect(mistyped?.description.hasPrefix("view 'counter' is a CounterViewModel, not a ") == true)
+        #expect(store.view("counter", as: CounterViewModel.self) == CounterViewModel(0))
+        #expect(store.view("nothing", as: CounterViewModel.self) == nil)
+        #expect(store.view("counter", as: QuoteViewModel.self) == nil)
+        let reported = failures.take().map(\.message)
+        #expect(reported.first == "no view named 'nothing'")
+        #expect(reported.last?.hasPrefix("view 'counter' is a CounterViewModel, not a ") == true)
     }
 }
 
-/// Polls `condition` every 2 ms until it holds or a generous bound passes (a stuck effect fails the caller).
-private func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
+/// What a test store reported: each message and the line it points at.
+final class Failures: Sendable {
+    struct Failure: Sendable {
+        let message: String
+        let line: Int
     }
-    return condition()
+
+    private let list = Mutex<[Failure]>([])
+
+    func add(_ message: String, at location: SourceLocation) {
+        list.withLock { $0.append(Failure(message: message, line: location.line)) }
+    }
+
+    /// Everything reported since the last call.
+    func take() -> [Failure] {
+        list.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+    }
 }

@@ -1,89 +1,105 @@
 import Dispatch
-import Glibc
 import Synchronization
 import Testing
 
 @testable import ReMVVMServer
 
-/// The long-poll timeouts' timer and the sleep of the thread that fires them.
+/// The long-poll timeouts' timer and the sleep of the thread that fires them, on a clock the test moves.
 @Suite("Deadline timer")
 struct DeadlineTimerTests {
-    private static let second: Int64 = 1_000_000_000
+    let clock = ManualServerClock()
+    let timer: DeadlineTimer
 
-    /// Runs `sleep(until:)` on a thread of its own, as the housekeeper does; `finished` tells when it returned.
+    init() {
+        timer = DeadlineTimer(clock: clock)
+    }
+
+    /// Runs `sleep(until:)` on a thread of its own, as the housekeeper does.
     private final class Sleeper: Sendable {
-        private let returned = Mutex<Int64?>(nil)
-        let started = Session.now()
+        private let returned = DispatchSemaphore(value: 0)
 
         init(_ timer: DeadlineTimer, until limit: Int64) {
             DispatchQueue.global().async { [self] in
                 timer.sleep(until: limit)
-                returned.withLock { $0 = Session.now() }
+                returned.signal()
             }
         }
 
-        /// How long the sleep lasted, once it returned (waits at most `bound` nanoseconds for that).
-        func slept(waitingAtMost bound: Int64) -> Int64? {
-            let deadline = Session.now() + bound
-            while Session.now() < deadline {
-                if let returned = returned.withLock({ $0 }) { return returned - started }
-                usleep(1_000)
-            }
-            return nil
+        /// Whether the sleep returned; waits at most 30 s for it (a bound only a failing test reaches).
+        func hasReturned() -> Bool {
+            returned.wait(timeout: .now() + .seconds(30)) == .success
         }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
     @Test func aSleepEndsAtTheEarliestDeadline() throws {
-        let timer = DeadlineTimer()
         let fired = Atomic<Int>(0)
         _ = timer.schedule(after: .milliseconds(200)) { fired.add(1, ordering: .relaxed) }
-        let sleeper = Sleeper(timer, until: Session.now() + 60 * Self.second)
-        let slept = try #require(sleeper.slept(waitingAtMost: 30 * Self.second), "the sleep outlasted 30 s")
-        #expect(slept >= 150_000_000)
-        #expect(slept < 30 * Self.second)
+        let sleeper = Sleeper(timer, until: clock.now() + Self.nanoseconds(.seconds(60)))
+        let sleep = try #require(clock.sleep(number: 1), "the sleeper never slept")
+        // Until the end of the 50 ms bucket the deadline falls in, not the sleep's own limit.
+        #expect(sleep.length >= .milliseconds(200) && sleep.length < .milliseconds(250), "\(sleep.length)")
+        clock.advance(by: sleep.length)
+        #expect(sleeper.hasReturned())
         timer.fireDue()
         #expect(fired.load(ordering: .relaxed) == 1)
+        #expect(timer.alarmsRung == 0, "nothing needed waking early")
     }
 
     @Test func aDeadlineScheduledDuringASleepBeforeItsEndWakesTheSleeper() throws {
-        let timer = DeadlineTimer()
-        let sleeper = Sleeper(timer, until: Session.now() + 60 * Self.second)
-        usleep(100_000)  // Asleep by now (a late start only shortens the test).
+        let sleeper = Sleeper(timer, until: clock.now() + Self.nanoseconds(.seconds(60)))
+        #expect(try #require(clock.sleep(number: 1)).length == .seconds(60))
         let fired = Atomic<Int>(0)
         _ = timer.schedule(after: .milliseconds(100)) { fired.add(1, ordering: .relaxed) }
-        // Woken at once, to sleep again until the new earliest deadline (as the housekeeper does).
-        let slept = try #require(sleeper.slept(waitingAtMost: 30 * Self.second), "a nearer deadline did not wake it")
-        #expect(slept < 30 * Self.second)
-        timer.sleep(until: Session.now() + 60 * Self.second)  // Until the deadline's bucket.
+        #expect(timer.alarmsRung == 1)
+        #expect(sleeper.hasReturned(), "a nearer deadline did not wake it")  // The clock has not moved.
+        // It sleeps again, as the housekeeper does, now until the new deadline's bucket.
+        let again = Sleeper(timer, until: clock.now() + Self.nanoseconds(.seconds(60)))
+        let sleep = try #require(clock.sleep(number: 2))
+        #expect(sleep.length >= .milliseconds(100) && sleep.length < .milliseconds(150), "\(sleep.length)")
+        clock.advance(by: sleep.length)
+        #expect(again.hasReturned())
         timer.fireDue()
         #expect(fired.load(ordering: .relaxed) == 1)
     }
 
     @Test func aLaterDeadlineLetsTheSleeperSleepOn() throws {
-        let timer = DeadlineTimer()
-        let sleeper = Sleeper(timer, until: Session.now() + 400_000_000)
-        usleep(50_000)
+        let sleeper = Sleeper(timer, until: clock.now() + Self.nanoseconds(.milliseconds(400)))
+        _ = try #require(clock.sleep(number: 1))
         _ = timer.schedule(after: .seconds(60)) {}
-        let slept = try #require(sleeper.slept(waitingAtMost: 30 * Self.second))
-        #expect(slept >= 350_000_000, "woken by a deadline after the end of its sleep")
+        #expect(timer.alarmsRung == 0, "woken by a deadline after the end of its sleep")
+        clock.advance(by: .milliseconds(400))
+        #expect(sleeper.hasReturned())
+        #expect(clock.sleepCount == 1)
     }
 
     @Test func anInterruptWakesTheSleeper() throws {
-        let timer = DeadlineTimer()
-        let sleeper = Sleeper(timer, until: Session.now() + 60 * Self.second)
-        usleep(50_000)
+        let sleeper = Sleeper(timer, until: clock.now() + Self.nanoseconds(.seconds(60)))
+        _ = try #require(clock.sleep(number: 1))
         timer.interrupt()
-        let slept = try #require(sleeper.slept(waitingAtMost: 30 * Self.second), "interrupt() did not wake it")
-        #expect(slept < 30 * Self.second)
+        #expect(sleeper.hasReturned(), "interrupt() did not wake it")  // The clock has not moved.
+    }
+
+    @Test func aCallbackFiresOnlyOnceItsBucketHasPassed() {
+        let fired = Atomic<Int>(0)
+        _ = timer.schedule(after: .milliseconds(120)) { fired.add(1, ordering: .relaxed) }
+        clock.advance(by: .milliseconds(100))
+        timer.fireDue()
+        #expect(fired.load(ordering: .relaxed) == 0)
+        clock.advance(by: .milliseconds(50))
+        timer.fireDue()
+        #expect(fired.load(ordering: .relaxed) == 1)
     }
 
     @Test func aCancelledCallbackNeverFires() {
-        let timer = DeadlineTimer()
         let fired = Atomic<Int>(0)
         let id = timer.schedule(after: .zero) { fired.add(1, ordering: .relaxed) }
         _ = timer.schedule(after: .zero) { fired.add(10, ordering: .relaxed) }
         #expect(timer.cancel(id))
-        usleep(120_000)  // Past its 50 ms bucket.
+        clock.advance(by: .milliseconds(120))  // Past its 50 ms bucket.
         timer.fireDue()
         #expect(fired.load(ordering: .relaxed) == 10)
         #expect(!timer.cancel(id))
@@ -91,21 +107,19 @@ struct DeadlineTimerTests {
     }
 
     @Test func theIdOfAFiredCallbackCancelsNothingScheduledLater() {
-        let timer = DeadlineTimer()
         let fired = Atomic<Int>(0)
         let early = timer.schedule(after: .zero) { fired.add(1, ordering: .relaxed) }
-        usleep(120_000)
+        clock.advance(by: .milliseconds(120))
         timer.fireDue()
         let later = timer.schedule(after: .zero) { fired.add(10, ordering: .relaxed) }  // Reuses the fired one's slot.
         #expect(!timer.cancel(early))
-        usleep(120_000)
+        clock.advance(by: .milliseconds(120))
         timer.fireDue()
         #expect(fired.load(ordering: .relaxed) == 11)
         #expect(!timer.cancel(later))
     }
 
     @Test func fireAllFiresWhatWaitsAndNothingCancelled() {
-        let timer = DeadlineTimer()
         let fired = Atomic<Int>(0)
         let cancelled = timer.schedule(after: .seconds(60)) { fired.add(100, ordering: .relaxed) }
         _ = timer.schedule(after: .seconds(60)) { fired.add(1, ordering: .relaxed) }

@@ -135,12 +135,14 @@ extension EndToEnd {
         }
 
         @Test func idleStreamsGetHeartbeatComments() async throws {
-            try await withTestServer(configure: { $0.heartbeatInterval = .milliseconds(100) }) { server in
+            let clock = ManualServerClock()
+            try await withTestServer(clock: clock, configure: { $0.heartbeatInterval = .milliseconds(100) }) { server in
                 let api = try server.client()
                 let session = try await api.createSession()
                 let (_, stream) = try await api.openEvents(session)
                 defer { stream.close() }
                 #expect(try await stream.nextEvent()?.event == "snapshot")
+                clock.advance(by: .milliseconds(100))  // The first heartbeat is due.
                 let heartbeat = try #require(try await stream.nextEventBlock())
                 #expect(heartbeat.comments == ["hb"])
                 #expect(!heartbeat.hasData)

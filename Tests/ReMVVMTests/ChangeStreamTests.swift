@@ -186,7 +186,7 @@ struct ChangeStreamTests {
         let store = makeDefinition().makeStore()
         let counter = try store.viewSet(named: ["counter"]).get()
         async let change = store.nextChange(after: 0, views: counter)
-        try await Task.sleep(for: .milliseconds(10))
+        #expect(await eventually { store.parkedWaiters == 1 }, "the waiter never parked")
         try store.dispatch(Increment())
         #expect(try await change == .changed(version: 1, views: counter))
     }
@@ -194,7 +194,7 @@ struct ChangeStreamTests {
     @Test func asyncNextChangeHonoursCancellation() async throws {
         let store = makeDefinition().makeStore()
         let task = Task { try await store.nextChange(after: 0, views: store.allViews) }
-        try await Task.sleep(for: .milliseconds(10))
+        #expect(await eventually { store.parkedWaiters == 1 }, "the waiter never parked")
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(store.parkedWaiters == 0)

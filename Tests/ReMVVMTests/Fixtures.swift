@@ -1,4 +1,5 @@
 import ReMVVM
+import ReMVVMTesting
 import Synchronization
 
 /// A small app for the core's tests: a counter and a name, each in its own substate.
@@ -83,6 +84,8 @@ func makeDefinition(
         .on(Fetched.self) { _, action in action.value }
     )
     let nameReducer = AnyReducer<String>.on(Rename.self) { _, action in action.name }
+    var services = Services()
+    services.clock = ImmediateClock()  // The fetch effect's delay passes at once.
     var views = Projections<TestState>()
     views.add("counter", from: \.counter) { value in
         factoryCalls.increment()
@@ -94,6 +97,7 @@ func makeDefinition(
         reducer: AnyReducer(counterReducer.lifted(\.counter), nameReducer.lifted(\.name)),
         middleware: [TestMiddleware()],
         projections: views,
+        services: services,
         configuration: configuration
     )
 }

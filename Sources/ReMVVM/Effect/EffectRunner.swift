@@ -1,21 +1,40 @@
 import Synchronization
 
 /// Runs a store's effects as tasks the store owns, so that closing the store cancels them all.
+///
+/// The follow-up limit is counted in windows of one second of the store's clock (``Services/clock``), so a test
+/// that injects a clock decides when a window ends.
 final class EffectRunner: Sendable {
     private struct Table {
         var tasks: [UInt64: Task<Void, Never>] = [:]
         var keysByID: [String: UInt64] = [:]
         var nextKey: UInt64 = 0
         var isClosed = false
-        var windowStart = ContinuousClock.now
+        /// When the current follow-up window began, as time since the runner was made.
+        var windowStart = Duration.zero
         var followUpsInWindow = 0
     }
 
     private let table = Mutex(Table())
     private let configuration: StoreConfiguration
+    /// Time since the runner was made, on the store's clock.
+    private let elapsed: @Sendable () -> Duration
+    /// Called each time an effect ends (the test store waits on it).
+    private let finishListeners = Mutex<[@Sendable () -> Void]>([])
 
-    init(configuration: StoreConfiguration) {
+    init(configuration: StoreConfiguration, clock: any Clock<Duration> = ContinuousClock()) {
         self.configuration = configuration
+        elapsed = Self.stopwatch(clock)
+    }
+
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
+    }
+
+    /// Calls `listener` after each effect ends, from the effect's task.
+    func onFinish(_ listener: @escaping @Sendable () -> Void) {
+        finishListeners.withLock { $0.append(listener) }
     }
 
     var runningCount: Int { table.withLock { $0.tasks.count } }
@@ -71,12 +90,13 @@ final class EffectRunner: Sendable {
             table.tasks[key] = nil
             if let id = effect.id, table.keysByID[id] == key { table.keysByID[id] = nil }
         }
+        for listener in finishListeners.withLock({ $0 }) { listener() }
     }
 
     /// Counts one follow-up dispatch; false (and a report) when effects exceed the per-second limit.
     func admitFollowUp() -> Bool {
+        let now = elapsed()
         let admitted = table.withLock { table in
-            let now = ContinuousClock.now
             if now - table.windowStart >= .seconds(1) {
                 table.windowStart = now
                 table.followUpsInWindow = 0

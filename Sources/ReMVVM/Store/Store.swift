@@ -66,7 +66,7 @@ public final class Store<State: Sendable>: Sendable {
         self.services = services
         self.configuration = configuration
         core = Mutex(StoreCore(state: state, version: version, views: views.map(ViewHistory.init(initial:))))
-        effects = EffectRunner(configuration: configuration)
+        effects = EffectRunner(configuration: configuration, clock: services.clock)
     }
 
     /// One snapshot per projection of `state` at `version`, in index order.
@@ -90,6 +90,12 @@ public final class Store<State: Sendable>: Sendable {
 
     /// How many effects are running.
     public var runningEffects: Int { effects.runningCount }
+
+    /// Calls `listener` each time an effect ends, after it has left ``runningEffects``: the test store waits on it
+    /// instead of polling.
+    package func onEffectFinished(_ listener: @escaping @Sendable () -> Void) {
+        effects.onFinish(listener)
+    }
 
     /// Ends the store: cancels its effects, wakes every waiter with ``StoreChange/closed(version:)``
     /// and refuses further dispatches. Idempotent.

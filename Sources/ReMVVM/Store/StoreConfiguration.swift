@@ -7,7 +7,8 @@ public struct StoreConfiguration: Sendable {
     /// exhaust the server's tasks).
     public var maxRunningEffects: Int = 64
     /// How many follow-up actions effects may dispatch within one second; more are dropped
-    /// and reported, which cuts a runaway effect loop.
+    /// and reported, which cuts a runaway effect loop. The second is on the store's
+    /// ``Services/clock``, so a test clock decides when it ends.
     public var maxFollowUpsPerSecond: Int = 1_000
     /// Told about every effect that failed or was refused. Called on the effect's task.
     public var onEffectError: @Sendable (EffectError) -> Void = { _ in }

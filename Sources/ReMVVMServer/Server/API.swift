@@ -10,7 +10,7 @@ final class API: HTTPHandler {
     let sessions: SessionRegistry
     let actions: ActionRegistry
     let metrics = ServerMetrics(routeLabels: Route.labels)
-    let timer = DeadlineTimer()
+    let timer: DeadlineTimer
     let streams = EventStreams()
     let files: StaticFiles
     let logger: Logger
@@ -40,8 +40,10 @@ final class API: HTTPHandler {
         makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
         durability: (any SessionPersistence)?,
         logger: Logger,
+        clock: any ServerClock = SystemServerClock(),
         transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
     ) {
+        timer = DeadlineTimer(clock: clock)
         self.configuration = configuration
         self.actions = actions
         self.logger = logger

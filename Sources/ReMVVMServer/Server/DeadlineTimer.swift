@@ -24,12 +24,14 @@ final class DeadlineTimer: Sendable {
     }
 
     /// A bucket's width: 50 ms.
-    private static let tickNanos: Int64 = 50_000_000
-    /// Beyond this a sleep has no timeout: only a deadline or ``interrupt()`` ends it.
-    private static let longestWait: Int64 = 3_600 * 1_000_000_000
+    static let tickNanos: Int64 = 50_000_000
     private let state = Mutex(State())
     /// Signalled to wake the sleeping housekeeper early.
     private let alarm = DispatchSemaphore(value: 0)
+    /// How many times the alarm was rung (for tests: a deadline after the planned wake rings none).
+    private let rings = Atomic<Int>(0)
+    /// The time deadlines are kept in.
+    let clock: any ServerClock
 
     /// How many callbacks wait.
     var count: Int { state.withLock { $0.callbacks.count } }
@@ -37,7 +39,7 @@ final class DeadlineTimer: Sendable {
     /// Schedules `callback` after `delay`; returns an id for ``cancel(_:)``.
     func schedule(after delay: Duration, _ callback: @escaping Callback) -> UInt64 {
         let (seconds, attoseconds) = delay.components
-        let deadline = Session.now() + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let deadline = clock.now() + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         let (id, wakes) = state.withLock { state -> (UInt64, Bool) in
             let bucket = max((deadline + Self.tickNanos - 1) / Self.tickNanos, state.lastFiredBucket + 1)
             let id = state.callbacks.insert(callback)
@@ -48,7 +50,7 @@ final class DeadlineTimer: Sendable {
             state.plannedWake = due
             return (id, true)
         }
-        if wakes { alarm.signal() }
+        if wakes { ring() }
         return id
     }
 
@@ -60,7 +62,7 @@ final class DeadlineTimer: Sendable {
 
     /// Fires every callback whose deadline has passed.
     func fireDue() {
-        let now = Session.now() / Self.tickNanos
+        let now = clock.now() / Self.tickNanos
         let due = state.withLock { state -> [Callback] in
             var due: [Callback] = []
             guard state.earliestBucket <= now else {
@@ -88,17 +90,20 @@ final class DeadlineTimer: Sendable {
             state.plannedWake = min(limit, earliest)
             return state.plannedWake
         }
-        let remaining = wake - Session.now()
-        if remaining > 0 {
-            let timeout: DispatchTime =
-                remaining > Self.longestWait ? .distantFuture : .now() + .nanoseconds(Int(remaining))
-            _ = alarm.wait(timeout: timeout)
-        }
+        clock.sleep(until: wake, alarm: alarm)
         state.withLock { $0.plannedWake = .min }
     }
 
     /// Wakes the sleeper now (to stop it).
     func interrupt() {
+        ring()
+    }
+
+    /// How many times the sleeper was woken early, by a nearer deadline or ``interrupt()``.
+    var alarmsRung: Int { rings.load(ordering: .relaxed) }
+
+    private func ring() {
+        rings.add(1, ordering: .relaxed)
         alarm.signal()
     }
 
@@ -112,7 +117,8 @@ final class DeadlineTimer: Sendable {
         for callback in all { callback() }
     }
 
-    init() {
-        state.withLock { $0.lastFiredBucket = Session.now() / Self.tickNanos }
+    init(clock: any ServerClock = SystemServerClock()) {
+        self.clock = clock
+        state.withLock { $0.lastFiredBucket = clock.now() / Self.tickNanos }
     }
 }

@@ -49,11 +49,12 @@ final class Housekeeper: Sendable {
 
     private func run() {
         let heartbeat = max(MonotonicClock.nanoseconds(of: api.configuration.heartbeatInterval), 1_000_000)
-        var nextHeartbeat = Session.now() + heartbeat
-        var nextExpiry = Session.now() + Self.longestSleep
+        let clock = api.timer.clock
+        var nextHeartbeat = clock.now() + heartbeat
+        var nextExpiry = clock.now() + Self.longestSleep
         while !state.withLock({ $0.isStopped }) {
             api.timer.fireDue()
-            let now = Session.now()
+            let now = clock.now()
             if now >= nextHeartbeat {
                 api.streams.heartbeat()
                 nextHeartbeat = now + heartbeat

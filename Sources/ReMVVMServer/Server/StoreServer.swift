@@ -7,11 +7,12 @@ import Synchronization
 /// Serves an app over HTTP: one store per client session, actions in, view-model projections
 /// out, long-poll and Server-Sent Events for changes, and the web client from `public/`.
 ///
+/// It is a `Service` of swift-service-lifecycle: ``run()`` serves until its task is cancelled or its
+/// `ServiceGroup` shuts down gracefully (on SIGTERM or SIGINT, say), then stops as ``stop()`` does.
+///
 /// ```swift
 /// let server = StoreServer(ExampleApp.definition(), configuration: configuration)
-/// try server.start()
-/// // ... until SIGTERM:
-/// server.stop()
+/// try await server.runService()  // Until SIGTERM or SIGINT.
 /// ```
 public final class StoreServer: Sendable {
     let api: API
@@ -33,13 +34,15 @@ public final class StoreServer: Sendable {
             configuration: configuration, logger: logger)
     }
 
-    /// A server whose stores are made per session identity, kept durably when `durability` is set.
+    /// A server whose stores are made per session identity, kept durably when `durability` is set; its long-poll
+    /// timeouts and housekeeping go by `clock`.
     init(
         actions: ActionRegistry,
         makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
         durability: (any SessionPersistence)?,
         configuration: ServerConfiguration,
-        logger: Logger
+        logger: Logger,
+        clock: any ServerClock = SystemServerClock()
     ) {
         self.logger = logger
         let transportBox = TransportBox()
@@ -49,6 +52,7 @@ public final class StoreServer: Sendable {
             makeStore: makeStore,
             durability: durability,
             logger: logger,
+            clock: clock,
             transportGauges: { transportBox.gauges() }
         )
         var transportConfiguration = configuration.transport
@@ -79,18 +83,29 @@ public final class StoreServer: Sendable {
     var housekeepingRounds: Int { housekeeper.withLock { $0?.rounds ?? 0 } }
 
     /// Starts listening, and the housekeeping that times out long-polls, sends heartbeats and expires
-    /// idle sessions.
-    public func start() throws(HTTPServerError) {
+    /// idle sessions; returns once the server listens.
+    ///
+    /// ``run()`` is the usual way: it starts, waits and stops. Call `start()` yourself to know the port before
+    /// the service runs (``run()`` then only waits and stops). A server serves once: after ``stop()`` it
+    /// cannot start again.
+    public func start() throws(StoreServerError) {
         restoreSessions()
-        try transport.start()
+        do {
+            try transport.start()
+        } catch {
+            throw StoreServerError(error)
+        }
         let keeper = Housekeeper(api: api)
         guard keeper.start() else {
             logger.error("could not start the housekeeping thread (long-poll timeouts, heartbeats, expiry)")
             transport.stop()
-            throw HTTPServerError.startFailed
+            throw StoreServerError.cannotStart.with("cannot start the housekeeping thread")
         }
         housekeeper.withLock { $0 = keeper }
     }
+
+    /// Whether ``start()`` has run and ``stop()`` has not.
+    var isServing: Bool { housekeeper.withLock { $0 != nil } }
 
     /// Stops: answers parked long-polls with their current cursor, ends event streams, then
     /// closes the listener and every connection. Idempotent.

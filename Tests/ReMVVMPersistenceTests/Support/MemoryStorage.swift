@@ -3,7 +3,8 @@ import ReMVVMPersistence
 import Synchronization
 
 /// Sessions in memory, with the SQLite store's semantics: for the writer and restore tests, with
-/// a count of transactions, an optional delay per write and injectable failures.
+/// a count of transactions, writes the test can hold (a slow fsync, as long as it likes) and injectable
+/// failures.
 final class MemoryStorage: SessionStorage {
     private struct Contents {
         var records: [String: SessionRecord] = [:]
@@ -15,12 +16,7 @@ final class MemoryStorage: SessionStorage {
     }
 
     private let contents = Mutex(Contents())
-    private let delay: Duration
-
-    /// A storage whose every write takes `delay` (an fsync's worth).
-    init(delay: Duration = .zero) {
-        self.delay = delay
-    }
+    private let hold = WriteHold()
 
     /// The transactions written so far.
     var transactions: [[StorageChange]] { contents.withLock { $0.transactions } }
@@ -50,7 +46,7 @@ final class MemoryStorage: SessionStorage {
     }
 
     func write(_ changes: [StorageChange]) throws(StorageError) {
-        if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18) }
+        hold.pass()
         try contents.withLock { contents throws(StorageError) in
             guard !contents.closed else { throw .closed }
             if contents.failuresLeft > 0 {
@@ -81,6 +77,15 @@ final class MemoryStorage: SessionStorage {
     }
 
     /// Opens again after ``close()`` (a restart on the same data).
+    /// Makes writes wait in ``write(_:)`` until ``releaseWrites()``.
+    func holdWrites() { hold.close() }
+
+    /// Lets held and later writes through.
+    func releaseWrites() { hold.open() }
+
+    /// Whether a write is waiting in the hold; waits at most `timeout` seconds for one to arrive.
+    func writeIsHeld(timeout: TimeInterval = 30) -> Bool { hold.waitForArrival(timeout: timeout) }
+
     func reopen() {
         contents.withLock { $0.closed = false }
     }
@@ -88,5 +93,46 @@ final class MemoryStorage: SessionStorage {
     /// The log entries stored for a session, snapshot or not.
     func logVersions(of id: String) -> [UInt64] {
         contents.withLock { ($0.logs[id] ?? [:]).keys.sorted() }
+    }
+}
+
+/// Holds writers while closed; tells the test when one arrived.
+private final class WriteHold: @unchecked Sendable {
+    // Safety: `isClosed` and `waiting` are read and written only with `condition` locked.
+    private let condition = NSCondition()
+    private var isClosed = false
+    private var waiting = 0
+
+    func close() {
+        condition.lock()
+        isClosed = true
+        condition.unlock()
+    }
+
+    func open() {
+        condition.lock()
+        isClosed = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Called by a writer: waits while the hold is closed.
+    func pass() {
+        condition.lock()
+        defer { condition.unlock() }
+        waiting += 1
+        condition.broadcast()
+        while isClosed { condition.wait() }
+        waiting -= 1
+    }
+
+    func waitForArrival(timeout: TimeInterval) -> Bool {
+        let end = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting == 0 {
+            guard condition.wait(until: end) else { return false }
+        }
+        return true
     }
 }

@@ -1,32 +1,35 @@
-import Glibc
-import Synchronization
+import Foundation
 
 /// Holds server threads at a point the test chooses, and tells the test they arrived: a deterministic way to
 /// keep a request in flight.
-final class Gate: Sendable {
-    private struct State {
-        var arrived = 0
-        var isOpen = false
-    }
-
-    private let state = Mutex(State())
+final class Gate: @unchecked Sendable {
+    // Safety: `arrivals` and `isOpen` are read and written only with `condition` locked.
+    private let condition = NSCondition()
+    private var arrivals = 0
+    private var isOpen = false
 
     /// How many callers reached the gate.
-    var arrived: Int { state.withLock { $0.arrived } }
+    var arrived: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return arrivals
+    }
 
     /// Lets every waiting and future caller through.
     func open() {
-        state.withLock { $0.isOpen = true }
+        condition.lock()
+        isOpen = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Called on a server thread: waits until the gate opens, or `timeout` passed (so a failed test cannot hold
     /// the server forever).
     func pass(timeout: Duration = .seconds(5)) {
-        state.withLock { $0.arrived += 1 }
-        let clock = ContinuousClock()
-        let end = clock.now.advanced(by: timeout)
-        while !state.withLock({ $0.isOpen }), clock.now < end {
-            usleep(1_000)
-        }
+        let end = Date(timeIntervalSinceNow: Double(timeout.components.seconds))
+        condition.lock()
+        defer { condition.unlock() }
+        arrivals += 1
+        while !isOpen, condition.wait(until: end) {}
     }
 }

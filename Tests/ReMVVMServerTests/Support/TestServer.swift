@@ -2,8 +2,9 @@ import ExampleApp
 import HTTPTestClient
 import Logging
 import ReMVVM
-import ReMVVMServer
 import Testing
+
+@testable import ReMVVMServer
 
 /// A real ``StoreServer`` on 127.0.0.1 at an ephemeral port, serving the repository's `public/` folder.
 struct TestServer: Sendable {
@@ -36,16 +37,25 @@ struct TestServer: Sendable {
 
 /// Starts a server for `definition` (the example app by default), runs `body`, stops the server, and checks
 /// that the OpenAPI description documents every (method, route, status) the test observed.
+/// With a `clock`, long-poll timeouts and housekeeping go by it (see ``ManualServerClock``).
 func withTestServer(
     _ definition: StoreDefinition<AppState> = TestApp.definition(),
+    clock: ManualServerClock? = nil,
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> Void
 ) async throws {
     var configuration = TestServer.configuration
     configure(&configuration)
     let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
-    let server = TestServer(
-        server: StoreServer(definition, configuration: configuration, logger: quiet), log: ExchangeLog())
+    let storeServer =
+        if let clock {
+            StoreServer(
+                actions: definition.actions, makeStore: { _ in AnyProjectedStore(definition.makeStore()) },
+                durability: nil, configuration: configuration, logger: quiet, clock: clock)
+        } else {
+            StoreServer(definition, configuration: configuration, logger: quiet)
+        }
+    let server = TestServer(server: storeServer, log: ExchangeLog())
     try server.server.start()
     do {
         try await body(server)
