@@ -8,7 +8,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config libsqlite3-dev \
-        libtcmalloc-minimal4 \
+        libtcmalloc-minimal4 libssl-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies first so that this layer is cached across source changes.
@@ -25,7 +25,7 @@ RUN swift build -c release --product remvvm-server --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libtcmalloc-minimal4 \
-        curl ca-certificates \
+        libssl3 curl ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin remvvm
 WORKDIR /app

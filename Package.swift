@@ -48,10 +48,12 @@ let package = Package(
             dependencies: ["CMicroHTTPD", "CAnswerBatching", "CWorkerAffinity"],
             swiftSettings: strictSettings
         ),
+        // OpenSSL's libcrypto (Debian's libssl-dev): SHA-256 for stored token hashes and request digests.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Durable sessions, whatever the database: the storage protocol, the group-commit writer, restore.
         .target(
             name: "ReMVVMPersistence",
-            dependencies: ["ReMVVM", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReMVVM", "CLibCrypto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // The embedded storage: one SQLite file through GRDB (Debian's libsqlite3-dev).
@@ -144,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "ReMVVM", "MicroHTTP", "HTTPTestClient",
+                "ReMVVMServer", "ExampleApp", "ReMVVM", "MicroHTTP", "HTTPTestClient", "ReMVVMPersistence",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -8,11 +8,17 @@ public struct RestoredSession: Sendable {
     public let store: any ProjectedStore
     /// Runs the app's restore hook; call it once the session is back in service.
     public let resume: @Sendable () -> Void
+    /// The idempotency keys of its latest dispatches, oldest first, with their answers.
+    public let keys: [StoredIdempotencyKey]
 
     /// A restored session.
-    public init(record: SessionRecord, store: any ProjectedStore, resume: @escaping @Sendable () -> Void) {
+    public init(
+        record: SessionRecord, store: any ProjectedStore, keys: [StoredIdempotencyKey] = [],
+        resume: @escaping @Sendable () -> Void
+    ) {
         self.record = record
         self.store = store
+        self.keys = keys
         self.resume = resume
     }
 }

@@ -24,6 +24,8 @@ extension StoreServer {
         durability: DurabilityConfiguration = DurabilityConfiguration(),
         logger: Logger = Logger(label: "remvvm.server")
     ) {
+        var durability = durability
+        durability.idempotencyKeysPerSession = configuration.idempotencyKeysPerSession
         let sessions = DurableSessions(definition, storage: storage, configuration: durability, logger: logger)
         self.init(
             actions: definition.actions, makeStore: { sessions.makeStore(for: $0) }, durability: sessions,
@@ -38,7 +40,8 @@ extension StoreServer {
             guard
                 let session = Session(
                     id: restored.record.id, token: restored.record.token, epoch: restored.record.epoch,
-                    store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession)
+                    store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession,
+                    keys: restored.keys)
             else {
                 // Only a damaged record: this server writes every id and token as 32 hex digits.
                 api.logger.warning(

@@ -1,5 +1,6 @@
 import MicroHTTP
 import ReMVVM
+import ReMVVMPersistence
 import Synchronization
 
 /// One client session: its store, its credentials and what the API keeps for it.
@@ -28,7 +29,10 @@ final class Session: Sendable {
 
     /// A session for `id` and `token` as ``SecureToken/make()`` writes them; nil for any other form, which
     /// could never be looked up.
-    init?(id: String, token: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int) {
+    init?(
+        id: String, token: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int,
+        keys: [StoredIdempotencyKey] = []
+    ) {
         guard let key = SessionKey(id), let tokenKey = SessionKey(token) else { return nil }
         self.id = id
         self.token = token
@@ -36,7 +40,9 @@ final class Session: Sendable {
         self.tokenKey = tokenKey
         self.epoch = epoch
         self.store = store
-        idempotency = Mutex(IdempotencyCache(limit: idempotencyLimit))
+        var cache = IdempotencyCache(limit: idempotencyLimit)
+        for stored in keys { cache.restore(stored, epoch: epoch) }
+        idempotency = Mutex(cache)
         lastSeen = Atomic(Self.now())
     }
 
