@@ -4,13 +4,13 @@ import ReMVVMPersistence
 
 extension SQLiteSessionStorage {
     static func records(in db: Database) throws -> [SessionRecord] {
-        try Row.fetchAll(db, sql: "SELECT id, token, epoch, created, format FROM sessions ORDER BY created, id")
+        try Row.fetchAll(db, sql: "SELECT id, token_hash, epoch, created, format FROM sessions ORDER BY created, id")
             .map(record)
     }
 
     static func session(_ id: String, in db: Database) throws -> StoredSession? {
         let row = try Row.fetchOne(
-            db, sql: "SELECT id, token, epoch, created, format FROM sessions WHERE id = ?", arguments: [id])
+            db, sql: "SELECT id, token_hash, epoch, created, format FROM sessions WHERE id = ?", arguments: [id])
         guard let row else { return nil }
         let snapshot = try Row.fetchOne(
             db,
@@ -44,9 +44,9 @@ extension SQLiteSessionStorage {
         switch change {
         case .create(let record):
             try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO sessions (id, token, epoch, created, format) VALUES (?, ?, ?, ?, ?)"
+                sql: "INSERT OR REPLACE INTO sessions (id, token_hash, epoch, created, format) VALUES (?, ?, ?, ?, ?)"
             ).execute(arguments: [
-                record.id, record.token, record.epoch, record.created.timeIntervalSince1970, record.format,
+                record.id, record.tokenHash, record.epoch, record.created.timeIntervalSince1970, record.format,
             ])
         case .append(let session, let commits):
             let insert = try db.cachedStatement(
@@ -93,7 +93,7 @@ extension SQLiteSessionStorage {
 
     private static func record(_ row: Row) throws -> SessionRecord {
         SessionRecord(
-            id: row["id"], token: row["token"], epoch: row["epoch"],
+            id: row["id"], tokenHash: row["token_hash"], epoch: row["epoch"],
             created: Date(timeIntervalSince1970: row["created"]), format: row["format"])
     }
 }

@@ -4,8 +4,8 @@ import ReMVVMPersistence
 
 extension SQLiteSessionStorage {
     /// The schema version, in `PRAGMA user_version`: 1 the sessions, snapshots and log; 2 adds the
-    /// idempotency keys.
-    static let schemaVersion = 2
+    /// idempotency keys; 3 stores tokens as SHA-256 hashes (``SessionRecord/tokenHash``).
+    static let schemaVersion = 3
 
     /// Opens the file, creates or checks the schema and runs SQLite's quick integrity check.
     static func open(_ path: String, synchronous: Synchronous) throws(StorageError) -> DatabaseQueue {
@@ -17,6 +17,9 @@ extension SQLiteSessionStorage {
             // After GRDB's own WAL set-up, which picks NORMAL.
             try database.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+                // Freed and rewritten cells are zeroed: the tokens a migration replaced by their hashes
+                // leave no trace in the file.
+                try db.execute(sql: "PRAGMA secure_delete = ON")
             }
             try database.write { db in try migrate(db) }
             let problems = try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
@@ -53,7 +56,19 @@ extension SQLiteSessionStorage {
                     CREATE INDEX idempotency_by_version ON idempotency (session, version);
                     """)
         }
+        if version < 3 { try hashTokens(db) }
         if version < schemaVersion { try db.execute(sql: "PRAGMA user_version = \(schemaVersion)") }
+    }
+
+    /// Replaces every stored token by its SHA-256 hash (schema 3).
+    private static func hashTokens(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sessions RENAME COLUMN token TO token_hash")
+        let rows = try Row.fetchAll(db, sql: "SELECT id, token_hash FROM sessions")
+        let update = try db.makeStatement(sql: "UPDATE sessions SET token_hash = ? WHERE id = ?")
+        for row in rows {
+            let token: String = row["token_hash"]
+            try update.execute(arguments: [Hashing.tokenHash(token), row["id"] as String])
+        }
     }
 
     /// Schema version 1, which later versions migrate from.

@@ -14,7 +14,7 @@ import Testing
             StoredCommit(version: record.version, actions: Data("[]".utf8))
         }
         let session = WriterSession(
-            record: SessionRecord(id: "s", token: "t", epoch: "e"),
+            record: SessionRecord(id: "s", tokenHash: "h", epoch: "e"),
             snapshot: { StoredSnapshot(version: 99, stateType: "T", stateVersion: 1, state: Data()) },
             snapshotVersion: snapshotVersion, sinceSnapshot: 0)
         _ = ledger.plan([.register(session, create: nil)])

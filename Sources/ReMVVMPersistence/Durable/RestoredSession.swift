@@ -2,7 +2,7 @@ import ReMVVM
 
 /// A session rebuilt from storage, ready to be served again.
 public struct RestoredSession: Sendable {
-    /// Its identity: the same id, token and epoch as before the restart.
+    /// Its identity: the same id, token hash and epoch as before the restart.
     public let record: SessionRecord
     /// Its store, at the restored version, logging new commits.
     public let store: any ProjectedStore

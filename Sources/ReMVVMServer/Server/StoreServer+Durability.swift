@@ -6,7 +6,7 @@ import Synchronization
 extension StoreServer {
     /// Prepares a server whose sessions survive restarts and crashes: every commit is in the
     /// session's durable log before its dispatch is answered, and ``start()`` restores the
-    /// sessions stored by the previous run with their ids, tokens, versions and epochs.
+    /// sessions stored by the previous run with their ids, token hashes, versions and epochs.
     ///
     /// ```swift
     /// let storage = try SQLiteSessionStorage(directory: "data")
@@ -39,7 +39,7 @@ extension StoreServer {
         sessions.removeAll { restored in
             guard
                 let session = Session(
-                    id: restored.record.id, token: restored.record.token, epoch: restored.record.epoch,
+                    id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,
                     store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession,
                     keys: restored.keys)
             else {
