@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ReMVVMServer", targets: ["ReMVVMServer"]),
         .library(name: "ReMVVMPersistence", targets: ["ReMVVMPersistence"]),
         .library(name: "ReMVVMSQLite", targets: ["ReMVVMSQLite"]),
+        .library(name: "ReMVVMPostgres", targets: ["ReMVVMPostgres"]),
         .library(name: "ExampleApp", targets: ["ExampleApp"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "remvvm-bench", targets: ["remvvm-bench"]),
@@ -66,6 +67,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // libpq, PostgreSQL's C client, as Debian's libpq-dev installs it.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // The shared storage for several nodes: PostgreSQL through libpq, with fenced session leases.
+        .target(
+            name: "ReMVVMPostgres",
+            dependencies: ["ReMVVMPersistence", "CLibPQ", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         // The v1 API: sessions, dispatch, long-poll, SSE, static files, metrics.
         .target(
             name: "ReMVVMServer",
@@ -80,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "remvvm-server",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
+                "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVMPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -128,10 +137,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Against a real PostgreSQL (REMVVM_TEST_DATABASE_URL, set by scripts/test); disabled without one.
+        .testTarget(
+            name: "ReMVVMPostgresTests",
+            dependencies: [
+                "ReMVVMPostgres", "ReMVVMPersistence", "ReMVVM", "ExampleApp",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The built remvvm-server as a subprocess: crash, restart and damaged-storage tests.
         .testTarget(
             name: "ServerDurabilityTests",
-            dependencies: ["HTTPTestClient", "ReMVVMPersistence", "ReMVVMSQLite"],
+            dependencies: ["HTTPTestClient", "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVMPostgres"],
             swiftSettings: strictSettings
         ),
         // A blocking HTTP/1.1 client over POSIX sockets (with Server-Sent Events reading) for the HTTP tests.

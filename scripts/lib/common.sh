@@ -34,8 +34,8 @@ ensure_packages() {
 }
 
 # What building the server needs (the executable links TCMalloc, libtcmalloc-minimal4; token and
-# request digests are OpenSSL's SHA-256, libssl-dev).
+# request digests are OpenSSL's SHA-256, libssl-dev; PostgreSQL storage is libpq, libpq-dev).
 ensure_build_dependencies() {
   use_swift
-  ensure_packages libmicrohttpd-dev pkg-config libsqlite3-dev libtcmalloc-minimal4 libssl-dev
+  ensure_packages libmicrohttpd-dev pkg-config libsqlite3-dev libtcmalloc-minimal4 libssl-dev libpq-dev
 }

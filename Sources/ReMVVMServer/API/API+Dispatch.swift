@@ -31,7 +31,10 @@ extension API {
             switch session.idempotency.withLock({ $0.begin(key: key, digest: digest) }) {
             case .proceed: note = IdempotentDispatch.Note(key: key, digest: digest)
             case .replay(let response):
-                exchange.sendPrepared(response)
+                // A first answer that failed to be stored is stored by the writer's repair: the replay waits for it.
+                whenDurable(response) { answer in
+                    if answer.status == 200 { exchange.sendPrepared(answer) } else { exchange.send(answer) }
+                }
                 return
             case .mismatch:
                 exchange.send(
@@ -68,17 +71,26 @@ extension API {
             return
         }
         // With durability, the answer waits (parked, no thread held) until the commit is on disk.
-        whenDurable(response) { [self] response in finishDispatch(response, note: note, session: session, exchange) }
+        whenDurable(response) { [self] answer in
+            finishDispatch(answer, applied: response, note: note, session: session, exchange)
+        }
     }
 
     /// Remembers the answer under its idempotency key, counts it and sends it.
+    ///
+    /// A dispatch answered 503 because its commit could not be stored was still applied in memory
+    /// (`applied`), and the writer's repair stores it with its key: the key keeps that answer, so a
+    /// retry gets it once it is durable instead of applying the actions a second time.
     private func finishDispatch(
-        _ response: HTTPResponse, note: IdempotentDispatch.Note?, session: Session, _ exchange: Exchange
+        _ response: HTTPResponse, applied: HTTPResponse? = nil, note: IdempotentDispatch.Note?, session: Session,
+        _ exchange: Exchange
     ) {
         if let note {
             session.idempotency.withLock { cache in
                 if response.status == 200 {
                     cache.finish(key: note.key, digest: note.digest, response: response)
+                } else if let applied, applied.status == 200 {
+                    cache.finish(key: note.key, digest: note.digest, response: applied)
                 } else {
                     cache.abandon(key: note.key)
                 }
