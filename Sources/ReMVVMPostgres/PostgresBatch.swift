@@ -1,65 +1,123 @@
 import Foundation
 import ReMVVMPersistence
 
-/// One group-commit batch turned into statements of one transaction: the log rows and the
-/// idempotency keys of every session go in multi-row INSERTs (a round trip per table, not per
-/// commit), and the fences of every session written are checked last, holding their lease rows
-/// until COMMIT so that a takeover waits for it (or this batch sees the takeover and is refused).
+/// One group-commit batch as the statements of one pipelined transaction: the log rows and the
+/// idempotency keys of every session go in multi-row INSERTs, and the last statement checks the
+/// fences of every session written (``PostgresSessionStorage`` sends them with one Sync: one round
+/// trip and one WAL flush per batch).
 struct PostgresBatch {
     let node: String
-    /// The fences this node holds, with those of the sessions this batch creates or deletes.
-    var fences: [String: Int64]
+    /// The fences this node holds.
+    private(set) var fences: [String: Int64]
+    /// The statements, in order.
+    private(set) var statements: [(sql: String, parameters: [PostgresValue])] = []
+    /// The statements that create a session, whose results carry its fence.
+    private var creates: [(statement: Int, session: String)] = []
+    private var deleted: Set<String> = []
     private var logRows: [(session: String, commit: StoredCommit)] = []
     private var keyRows: [(session: String, key: StoredIdempotencyKey)] = []
-    /// Sessions whose log, snapshot or keys this batch writes: their fences are checked.
+    /// Sessions whose identity, log, snapshot or keys this batch writes: their fences are checked.
     private var written: Set<String> = []
 
     /// Rows per multi-row INSERT (PostgreSQL takes at most 65,535 parameters per statement).
     private static let rowsPerInsert = 1_000
 
-    init(node: String, fences: [String: Int64]) {
+    /// The statements for `changes`, applied in order, and the fence check last.
+    init(node: String, fences: [String: Int64], changes: [StorageChange]) {
         self.node = node
         self.fences = fences
+        for change in Self.foldingAnswers(changes) { plan(change) }
+        flush()
+        checkFences()
     }
 
-    /// Applies `changes` in order, then checks the fences; throws a fenced error when one moved.
-    mutating func apply(_ changes: [StorageChange], in connection: PostgresConnection) throws(PostgresError) {
-        for change in Self.foldingAnswers(changes) {
-            switch change {
-            case .create(let record):
-                try create(record, in: connection)
-            case .append(let session, let commits):
-                logRows += commits.map { (session, $0) }
-                written.insert(session)
-            case .remember(let session, let key):
-                keyRows.append((session, key))
-                written.insert(session)
-            case .answer(let session, let key, let answer):
-                try flush(in: connection)
-                try connection.execute(
-                    "UPDATE idempotency SET answer = $3::bytea WHERE session = $1::text AND key = $2::text",
-                    [.text(session), .text(key), .data(answer)])
-                written.insert(session)
-            case .snapshot(let session, let snapshot):
-                try flush(in: connection)
-                try store(snapshot, of: session, in: connection)
-                written.insert(session)
-            case .forgetKeys(let session, let keeping):
-                try flush(in: connection)
-                try connection.execute(
-                    """
-                    DELETE FROM idempotency WHERE session = $1::text AND version < (
-                        SELECT version FROM idempotency WHERE session = $1::text
-                        ORDER BY version DESC OFFSET $2::bigint LIMIT 1)
-                    """, [.text(session), .int64(Int64(max(keeping, 1) - 1))])
-                written.insert(session)
-            case .delete(let session):
-                try flush(in: connection)
-                try delete(session, in: connection)
-            }
+    /// The fences held once the transaction committed with these `results`.
+    func fences(after results: [PostgresRows]) throws(PostgresError) -> [String: Int64] {
+        var held = fences
+        for id in deleted { held[id] = nil }
+        for (statement, session) in creates where held[session] == nil {
+            held[session] = try results[statement].int64(0, 0)
         }
-        try flush(in: connection)
-        try checkFences(in: connection)
+        return held
+    }
+
+    private mutating func plan(_ change: StorageChange) {
+        switch change {
+        case .create(let record):
+            add(
+                """
+                INSERT INTO sessions (id, token_hash, epoch, created, format, owner, fence)
+                VALUES ($1::text, $2::text, $3::text, $4::double precision, $5::integer, $6::text, 1)
+                ON CONFLICT (id) DO UPDATE SET token_hash = EXCLUDED.token_hash, epoch = EXCLUDED.epoch,
+                    created = EXCLUDED.created, format = EXCLUDED.format
+                RETURNING fence
+                """,
+                [
+                    .text(record.id), .text(record.tokenHash), .text(record.epoch),
+                    .double(record.created.timeIntervalSince1970), .int32(Int32(record.format)), .text(node),
+                ])
+            creates.append((statements.count - 1, record.id))
+            deleted.remove(record.id)
+            written.insert(record.id)
+        case .append(let session, let commits):
+            logRows += commits.map { (session, $0) }
+            written.insert(session)
+        case .remember(let session, let key):
+            keyRows.append((session, key))
+            written.insert(session)
+        case .answer(let session, let key, let answer):
+            flush()
+            add(
+                "UPDATE idempotency SET answer = $3::bytea WHERE session = $1::text AND key = $2::text",
+                [.text(session), .text(key), .data(answer)])
+            written.insert(session)
+        case .snapshot(let session, let snapshot):
+            flush()
+            add(
+                """
+                INSERT INTO snapshots (session, version, format, state_type, state_version, state)
+                VALUES ($1::text, $2::bigint, $3::integer, $4::text, $5::integer, $6::bytea)
+                ON CONFLICT (session) DO UPDATE SET version = EXCLUDED.version, format = EXCLUDED.format,
+                    state_type = EXCLUDED.state_type, state_version = EXCLUDED.state_version, state = EXCLUDED.state
+                """,
+                [
+                    .text(session), .version(snapshot.version), .int32(Int32(snapshot.format)),
+                    .text(snapshot.stateType), .int32(Int32(snapshot.stateVersion)), .data(snapshot.state),
+                ])
+            add(
+                "DELETE FROM log WHERE session = $1::text AND version <= $2::bigint",
+                [.text(session), .version(snapshot.version)])
+            written.insert(session)
+        case .forgetKeys(let session, let keeping):
+            flush()
+            add(
+                """
+                DELETE FROM idempotency WHERE session = $1::text AND version < (
+                    SELECT version FROM idempotency WHERE session = $1::text
+                    ORDER BY version DESC OFFSET $2::bigint LIMIT 1)
+                """, [.text(session), .int64(Int64(max(keeping, 1) - 1))])
+            written.insert(session)
+        case .delete(let session):
+            flush()
+            // A session another node took over (its fence moved on) is left to it, with its rows.
+            let fence: PostgresValue = fences[session].map { .int64($0) } ?? .null
+            add(
+                "DELETE FROM sessions WHERE id = $1::text AND ($2::bigint IS NULL OR fence = $2::bigint)",
+                [.text(session), fence])
+            for table in ["snapshots", "log", "idempotency"] {
+                add(
+                    """
+                    DELETE FROM \(table) WHERE session = $1::text
+                        AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = $1::text)
+                    """, [.text(session)])
+            }
+            deleted.insert(session)
+            written.remove(session)
+        }
+    }
+
+    private mutating func add(_ sql: String, _ parameters: [PostgresValue]) {
+        statements.append((sql, parameters))
     }
 
     /// An answer to a key remembered earlier in the same batch goes into that key's row.
@@ -72,9 +130,9 @@ struct PostgresBatch {
             case .remember(let session, let key):
                 remembered[session + "\u{0}" + key.key] = index
             case .answer(let session, let key, let answer):
-                guard let at = remembered[session + "\u{0}" + key],
-                    case .remember(_, var stored) = folded[at]
-                else { continue }
+                guard let at = remembered[session + "\u{0}" + key], case .remember(_, var stored) = folded[at] else {
+                    continue
+                }
                 stored.answer = answer
                 folded[at] = .remember(session: session, stored)
                 dropped.insert(index)
@@ -85,112 +143,44 @@ struct PostgresBatch {
         return folded.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
     }
 
-    private mutating func create(_ record: SessionRecord, in connection: PostgresConnection) throws(PostgresError) {
-        let rows = try connection.execute(
-            """
-            INSERT INTO sessions (id, token_hash, epoch, created, format, owner, fence)
-            VALUES ($1::text, $2::text, $3::text, $4::double precision, $5::integer, $6::text, 1)
-            ON CONFLICT (id) DO UPDATE SET token_hash = EXCLUDED.token_hash, epoch = EXCLUDED.epoch,
-                created = EXCLUDED.created, format = EXCLUDED.format
-            RETURNING fence
-            """,
-            [
-                .text(record.id), .text(record.tokenHash), .text(record.epoch),
-                .double(record.created.timeIntervalSince1970), .int32(Int32(record.format)), .text(node),
-            ])
-        if fences[record.id] == nil { fences[record.id] = try rows.int64(0, 0) }
-        written.insert(record.id)
-    }
-
-    private func store(_ snapshot: StoredSnapshot, of session: String, in connection: PostgresConnection)
-        throws(PostgresError)
-    {
-        try connection.execute(
-            """
-            INSERT INTO snapshots (session, version, format, state_type, state_version, state)
-            VALUES ($1::text, $2::bigint, $3::integer, $4::text, $5::integer, $6::bytea)
-            ON CONFLICT (session) DO UPDATE SET version = EXCLUDED.version, format = EXCLUDED.format,
-                state_type = EXCLUDED.state_type, state_version = EXCLUDED.state_version, state = EXCLUDED.state
-            """,
-            [
-                .text(session), .version(snapshot.version), .int32(Int32(snapshot.format)), .text(snapshot.stateType),
-                .int32(Int32(snapshot.stateVersion)), .data(snapshot.state),
-            ])
-        try connection.execute(
-            "DELETE FROM log WHERE session = $1::text AND version <= $2::bigint",
-            [.text(session), .version(snapshot.version)])
-    }
-
-    /// Deletes a session this node holds (or that nobody holds any more); one another node took
-    /// over is left to it.
-    private mutating func delete(_ session: String, in connection: PostgresConnection) throws(PostgresError) {
-        let fence: PostgresValue = fences[session].map { .int64($0) } ?? .null
-        let deleted = try connection.execute(
-            "DELETE FROM sessions WHERE id = $1::text AND ($2::bigint IS NULL OR fence = $2::bigint)",
-            [.text(session), fence])
-        if deleted.affected == 0 {
-            let exists = try connection.execute("SELECT 1 FROM sessions WHERE id = $1::text", [.text(session)])
-            guard exists.count == 0 else {
-                fences[session] = nil
-                written.remove(session)
-                return
-            }
-        }
-        for table in ["snapshots", "log", "idempotency"] {
-            try connection.execute("DELETE FROM \(table) WHERE session = $1::text", [.text(session)])
-        }
-        fences[session] = nil
-        written.remove(session)
-    }
-
-    /// Writes the log rows and keys gathered so far.
-    private mutating func flush(in connection: PostgresConnection) throws(PostgresError) {
-        var latestCommit: [String: Int] = [:]
-        for (index, row) in logRows.enumerated() { latestCommit[row.session + "\u{0}\(row.commit.version)"] = index }
-        let commits = logRows.enumerated().filter {
-            latestCommit[$0.element.session + "\u{0}\($0.element.commit.version)"] == $0.offset
-        }
-        for start in stride(from: 0, to: commits.count, by: Self.rowsPerInsert) {
-            let chunk = commits[start..<min(start + Self.rowsPerInsert, commits.count)]
-            let values = chunk.indices.map { index in
-                let base = (index - start) * 4
+    /// Adds the INSERTs of the log rows and keys gathered so far (the last of equal keys wins).
+    private mutating func flush() {
+        let commits = Self.lastOfEach(logRows) { "\($0.session)\u{0}\($0.commit.version)" }
+        for chunk in Self.chunks(commits) {
+            let values = chunk.indices.map { row in
+                let base = row * 4
                 return "($\(base + 1)::text, $\(base + 2)::bigint, $\(base + 3)::integer, $\(base + 4)::bytea)"
             }
             let parameters = chunk.flatMap { row -> [PostgresValue] in
                 [
-                    .text(row.element.session), .version(row.element.commit.version),
-                    .int32(Int32(row.element.commit.format)), .data(row.element.commit.actions),
+                    .text(row.session), .version(row.commit.version), .int32(Int32(row.commit.format)),
+                    .data(row.commit.actions),
                 ]
             }
-            try connection.execute(
+            add(
                 """
                 INSERT INTO log (session, version, format, actions) VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (session, version) DO UPDATE SET format = EXCLUDED.format, actions = EXCLUDED.actions
                 """, parameters)
         }
         logRows.removeAll()
-        var latestKey: [String: Int] = [:]
-        for (index, row) in keyRows.enumerated() { latestKey[row.session + "\u{0}" + row.key.key] = index }
-        let keys = keyRows.enumerated().filter {
-            latestKey[$0.element.session + "\u{0}" + $0.element.key.key] == $0.offset
-        }
-        for start in stride(from: 0, to: keys.count, by: Self.rowsPerInsert) {
-            let chunk = keys[start..<min(start + Self.rowsPerInsert, keys.count)]
-            let values = chunk.indices.map { index in
-                let base = (index - start) * 5
+        let keys = Self.lastOfEach(keyRows) { "\($0.session)\u{0}\($0.key.key)" }
+        for chunk in Self.chunks(keys) {
+            let values = chunk.indices.map { row in
+                let base = row * 5
                 return
                     "($\(base + 1)::text, $\(base + 2)::text, $\(base + 3)::bytea, $\(base + 4)::bigint, $\(base + 5)::bytea)"
             }
             let parameters = chunk.flatMap { row -> [PostgresValue] in
-                let key = row.element.key
-                return [
-                    .text(row.element.session), .text(key.key), .bytes(key.digest), .version(key.version),
-                    key.answer.map(PostgresValue.data) ?? .null,
+                [
+                    .text(row.session), .text(row.key.key), .bytes(row.key.digest), .version(row.key.version),
+                    row.key.answer.map(PostgresValue.data) ?? .null,
                 ]
             }
-            try connection.execute(
+            add(
                 """
-                INSERT INTO idempotency (session, key, digest, version, answer) VALUES \(values.joined(separator: ", "))
+                INSERT INTO idempotency (session, key, digest, version, answer)
+                VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (session, key) DO UPDATE SET digest = EXCLUDED.digest, version = EXCLUDED.version,
                     answer = EXCLUDED.answer
                 """, parameters)
@@ -198,31 +188,25 @@ struct PostgresBatch {
         keyRows.removeAll()
     }
 
-    /// Checks, holding their lease rows until COMMIT, that this node still holds every session written.
-    private func checkFences(in connection: PostgresConnection) throws(PostgresError) {
+    /// Adds the check that this node still holds every session written (NULL: one this batch creates).
+    private mutating func checkFences() {
         guard !written.isEmpty else { return }
         let sessions = written.sorted()
-        let unheld = sessions.filter { fences[$0] == nil }
-        guard unheld.isEmpty else {
-            throw PostgresError(message: "this node holds no lease on session \(unheld[0])", fenced: true)
-        }
-        let rows = try connection.execute(
-            """
-            SELECT s.id FROM sessions s
-            JOIN unnest($1::text::text[], $2::text::bigint[]) AS f(id, fence) ON s.id = f.id AND s.fence = f.fence
-            FOR SHARE OF s
-            """,
-            [
-                .text("{" + sessions.joined(separator: ",") + "}"),
-                .text("{" + sessions.map { "\(fences[$0] ?? 0)" }.joined(separator: ",") + "}"),
-            ])
-        guard rows.count == sessions.count else {
-            let held = Set(try (0..<rows.count).map { row throws(PostgresError) in try rows.text(row, 0) })
-            let lost = sessions.filter { !held.contains($0) }
-            throw PostgresError(
-                message:
-                    "another node took over session \(lost[0])\(lost.count > 1 ? " and \(lost.count - 1) more" : "")",
-                fenced: true)
-        }
+        let expected = sessions.map { id in fences[id].map(String.init) ?? "NULL" }
+        add(
+            "SELECT remvvm_check_fences($1::text::text[], $2::text::bigint[])",
+            [.text("{" + sessions.joined(separator: ",") + "}"), .text("{" + expected.joined(separator: ",") + "}")])
+    }
+
+    /// The rows, keeping only the last of those with the same key, in their order.
+    private static func lastOfEach<Row>(_ rows: [Row], key: (Row) -> String) -> [Row] {
+        var last: [String: Int] = [:]
+        for (index, row) in rows.enumerated() { last[key(row)] = index }
+        return rows.enumerated().filter { last[key($0.element)] == $0.offset }.map(\.element)
+    }
+
+    /// The rows in slices of at most ``rowsPerInsert``, each indexed from 0.
+    private static func chunks<Row>(_ rows: [Row]) -> [[Row]] {
+        stride(from: 0, to: rows.count, by: rowsPerInsert).map { Array(rows[$0..<min($0 + rowsPerInsert, rows.count)]) }
     }
 }

@@ -45,9 +45,89 @@ final class PostgresConnection {
     /// Runs one statement with `parameters` as `$1`, `$2`, ...; its rows in binary format.
     @discardableResult
     func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
+        let handle = try openHandle()
+        let result = Self.withParameters(parameters) { count, values, lengths, formats in
+            PQexecParams(handle, sql, count, nil, values, lengths, formats, 1)
+        }
+        defer { PQclear(result) }
+        return try rows(of: result)
+    }
+
+    /// Runs `statements` in one pipeline: sent at once, then one Sync, so they are one implicit
+    /// transaction, committed (and, with `synchronous_commit` on, flushed) when this returns, or
+    /// rolled back as a whole when one fails. One network round trip, whatever their number.
+    func pipeline(_ statements: [(sql: String, parameters: [PostgresValue])]) throws(PostgresError) -> [PostgresRows] {
+        let handle = try openHandle()
+        guard PQenterPipelineMode(handle) == 1 else { throw failure("cannot enter pipeline mode") }
+        defer { PQexitPipelineMode(handle) }
+        for statement in statements {
+            let sent = Self.withParameters(statement.parameters) { count, values, lengths, formats in
+                PQsendQueryParams(handle, statement.sql, count, nil, values, lengths, formats, 1)
+            }
+            guard sent == 1 else { throw failure("cannot send a statement") }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw failure("cannot send the pipeline's sync") }
+        var results: [PostgresRows] = []
+        var firstError: PostgresError?
+        for _ in statements {
+            guard let result = PQgetResult(handle) else { throw failure("the pipeline ended early") }
+            defer { PQclear(result) }
+            if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                results.append(PostgresRows(rows: [], affected: 0))
+            } else {
+                do {
+                    results.append(try rows(of: result))
+                } catch {
+                    firstError = firstError ?? error
+                    results.append(PostgresRows(rows: [], affected: 0))
+                }
+            }
+            // Each statement's results end with a NULL.
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        guard let sync = PQgetResult(handle) else { throw failure("no answer to the pipeline's sync") }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        if let firstError { throw firstError }
+        guard synced else { throw failure("the pipeline's sync failed") }
+        return results
+    }
+
+    private func openHandle() throws(PostgresError) -> OpaquePointer {
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             throw PostgresError(message: "the connection to PostgreSQL is closed", connectionLost: true)
         }
+        return handle
+    }
+
+    private func failure(_ what: String) -> PostgresError {
+        PostgresError(message: "\(what): \(Self.message(handle.flatMap { PQerrorMessage($0) }))", connectionLost: true)
+    }
+
+    /// The result's rows, or its error.
+    private func rows(of result: OpaquePointer?) throws(PostgresError) -> PostgresRows {
+        guard let result else {
+            throw PostgresError(message: Self.message(handle.flatMap { PQerrorMessage($0) }), connectionLost: !isOpen)
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let state = remvvm_pq_sqlstate(result).map { String(cString: $0) }
+            let message = Self.message(PQresultErrorMessage(result))
+            // Class 08: connection exceptions; 57P: the server shuts down or ended this backend.
+            let lost = !isOpen || state?.hasPrefix("08") == true || state?.hasPrefix("57P") == true
+            throw PostgresError(state: state, message: message, connectionLost: lost, fenced: state == Self.fencedState)
+        }
+        return Self.rows(of: result)
+    }
+
+    /// The SQLSTATE `remvvm_check_fences` raises when another node holds a session.
+    static let fencedState = "RV001"
+
+    /// Calls `body` with the parameters as libpq's arrays: values, lengths and formats (all binary).
+    private static func withParameters<Result>(
+        _ parameters: [PostgresValue],
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> Result
+    ) -> Result {
         let wires = parameters.map(\.wire)
         let lengths = wires.map { Int32($0?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: wires.count)
@@ -61,21 +141,7 @@ final class PostgresConnection {
             return buffer
         }
         defer { for buffer in buffers { buffer?.deallocate() } }
-        let pointers = buffers.map { $0.map { UnsafePointer($0) } }
-        let result = PQexecParams(handle, sql, Int32(wires.count), nil, pointers, lengths, formats, 1)
-        defer { PQclear(result) }
-        guard let result else {
-            throw PostgresError(message: Self.message(PQerrorMessage(handle)), connectionLost: !isOpen)
-        }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let state = remvvm_pq_sqlstate(result).map { String(cString: $0) }
-            let message = Self.message(PQresultErrorMessage(result))
-            // Class 08: connection exceptions; 57P: the server shuts down or ended this backend.
-            let lost = !isOpen || state?.hasPrefix("08") == true || state?.hasPrefix("57P") == true
-            throw PostgresError(state: state, message: message, connectionLost: lost)
-        }
-        return Self.rows(of: result)
+        return body(Int32(wires.count), buffers.map { $0.map { UnsafePointer($0) } }, lengths, formats)
     }
 
     private static func rows(of result: OpaquePointer) -> PostgresRows {

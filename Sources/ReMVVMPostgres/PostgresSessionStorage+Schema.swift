@@ -10,7 +10,8 @@ extension PostgresSessionStorage {
     /// Creates the tables, or brings older ones up to date, in one transaction; refuses a newer schema.
     ///
     /// Version 1: `sessions` (identity, with the hashed token and the `owner`/`fence` lease that
-    /// every append checks), `snapshots`, `log` (primary key session and version), `idempotency`.
+    /// every append checks), `snapshots`, `log` (primary key session and version), `idempotency`, and
+    /// the fence check `remvvm_check_fences`.
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -81,5 +82,24 @@ extension PostgresSessionStorage {
         )
         """,
         "CREATE INDEX idempotency_by_version ON idempotency (session, version)",
+        // Every batch ends with this check, so that a pipelined transaction is refused by the server itself:
+        // it holds the lease rows until COMMIT (a takeover waits for it) and raises RV001 when a fence moved.
+        // A NULL fence stands for a session the batch creates.
+        """
+        CREATE FUNCTION remvvm_check_fences(ids text[], fences bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+        DECLARE
+            lost text;
+        BEGIN
+            PERFORM 1 FROM sessions WHERE id = ANY (ids) FOR SHARE;
+            SELECT f.id INTO lost FROM unnest(ids, fences) AS f (id, fence)
+                LEFT JOIN sessions s ON s.id = f.id
+                WHERE s.id IS NULL OR (f.fence IS NOT NULL AND s.fence <> f.fence)
+                LIMIT 1;
+            IF lost IS NOT NULL THEN
+                RAISE EXCEPTION 'another node took over session %', lost USING ERRCODE = 'RV001';
+            END IF;
+        END
+        $$
+        """,
     ]
 }

@@ -5,8 +5,9 @@ import Synchronization
 /// Durable sessions in PostgreSQL, shared by several server nodes: identities (with hashed
 /// tokens), snapshots, the action log and idempotency keys.
 ///
-/// Each ``write(_:)`` (one group-commit batch, many sessions) is one transaction, committed with
-/// `synchronous_commit` on, so it is durable in PostgreSQL's WAL when this returns. Every session
+/// Each ``write(_:)`` (one group-commit batch, many sessions) is one transaction, sent as one
+/// pipeline (one round trip) and committed with `synchronous_commit` on, so it is durable in
+/// PostgreSQL's WAL when this returns. Every session
 /// has a lease row: its `owner` node and a `fence` number. Loading a session takes it over (the
 /// fence moves on); every write checks, in its own transaction, that the fences of the sessions it
 /// touches are still this node's, and is refused as a whole (``StorageError/isFenced``) otherwise.
@@ -73,11 +74,9 @@ public final class PostgresSessionStorage: SessionStorage {
         guard !changes.isEmpty else { return }
         let node = self.node
         try access { connection, fences throws(PostgresError) in
-            var batch = PostgresBatch(node: node, fences: fences)
-            try Self.transaction(connection) { () throws(PostgresError) in
-                try batch.apply(changes, in: connection)
-            }
-            fences = batch.fences
+            let batch = PostgresBatch(node: node, fences: fences, changes: changes)
+            let results = try connection.pipeline(batch.statements)
+            fences = try batch.fences(after: results)
         }
     }
 
