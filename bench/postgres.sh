@@ -60,6 +60,8 @@ for rep in $(seq "$BENCH_REPEAT"); do
     done
     transactions=$("${PSQL[@]}" -d remvvm_bench -At -c "SELECT xact_commit FROM pg_stat_database WHERE datname = 'remvvm_bench'")
     note "run $rep: the server's database committed $transactions transactions (pg_stat_database.xact_commit)"
+    # The pairs of one run shared the machine's state: their ratio is steadier than a ratio of medians.
+    note "run $rep: PostgreSQL storage / pgbench = $(ratio "${rps[postgres]##* }" "$tps"), / SQLite = $(ratio "${rps[postgres]##* }" "${rps[sqlite]##* }")"
 done
 
 ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
