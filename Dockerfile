@@ -8,7 +8,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config libsqlite3-dev \
-        libtcmalloc-minimal4 \
+        libtcmalloc-minimal4 libssl-dev libpq-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies first so that this layer is cached across source changes.
@@ -23,11 +23,11 @@ RUN swift build -c release --product remvvm-server --static-swift-stdlib \
     && mkdir -p /staging \
     && cp "$(swift build -c release --show-bin-path)/remvvm-server" /staging/
 
-# ---- runtime: slim Debian with the libmicrohttpd, SQLite and TCMalloc runtime packages ----
+# ---- runtime: slim Debian with the libmicrohttpd, SQLite, TCMalloc, OpenSSL and libpq runtime packages ----
 FROM debian:bookworm-slim
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libtcmalloc-minimal4 \
-        curl ca-certificates \
+        libssl3 libpq5 curl ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin remvvm
 WORKDIR /app

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ReMVVMServer", targets: ["ReMVVMServer"]),
         .library(name: "ReMVVMPersistence", targets: ["ReMVVMPersistence"]),
         .library(name: "ReMVVMSQLite", targets: ["ReMVVMSQLite"]),
+        .library(name: "ReMVVMPostgres", targets: ["ReMVVMPostgres"]),
         .library(name: "ExampleApp", targets: ["ExampleApp"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "remvvm-bench", targets: ["remvvm-bench"]),
@@ -50,10 +51,12 @@ let package = Package(
             dependencies: ["CMicroHTTPD", "CAnswerBatching", "CWorkerAffinity"],
             swiftSettings: strictSettings
         ),
+        // OpenSSL's libcrypto (Debian's libssl-dev): SHA-256 for stored token hashes and request digests.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Durable sessions, whatever the database: the storage protocol, the group-commit writer, restore.
         .target(
             name: "ReMVVMPersistence",
-            dependencies: ["ReMVVM", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReMVVM", "CLibCrypto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // The embedded storage: one SQLite file through GRDB (Debian's libsqlite3-dev).
@@ -64,6 +67,14 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // libpq, PostgreSQL's C client, as Debian's libpq-dev installs it.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // The shared storage for several nodes: PostgreSQL through libpq, with fenced session leases.
+        .target(
+            name: "ReMVVMPostgres",
+            dependencies: ["ReMVVMPersistence", "CLibPQ", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // The v1 API: sessions, dispatch, long-poll, SSE, static files, metrics.
@@ -82,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "remvvm-server",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
+                "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVMPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,10 +157,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Against a real PostgreSQL (REMVVM_TEST_DATABASE_URL, set by scripts/test); disabled without one.
+        .testTarget(
+            name: "ReMVVMPostgresTests",
+            dependencies: [
+                "ReMVVMPostgres", "ReMVVMPersistence", "ReMVVM", "ExampleApp",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The built remvvm-server as a subprocess: crash, restart and damaged-storage tests.
         .testTarget(
             name: "ServerDurabilityTests",
-            dependencies: ["HTTPTestClient", "ReMVVMPersistence", "ReMVVMSQLite"],
+            dependencies: ["HTTPTestClient", "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVMPostgres"],
             swiftSettings: strictSettings
         ),
         // A blocking HTTP/1.1 client over POSIX sockets (with Server-Sent Events reading) for the HTTP tests.
@@ -164,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "ReMVVM", "ReMVVMTesting", "MicroHTTP", "HTTPTestClient",
+                "ReMVVMServer", "ExampleApp", "ReMVVM", "ReMVVMTesting", "MicroHTTP", "HTTPTestClient", "ReMVVMPersistence",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

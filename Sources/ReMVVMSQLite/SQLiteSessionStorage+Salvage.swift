@@ -55,6 +55,7 @@ extension SQLiteSessionStorage {
                 var changes: [StorageChange] = [.create(session.record)]
                 if let snapshot = session.snapshot { changes.append(.snapshot(session: id, snapshot)) }
                 changes.append(.append(session: id, commits: session.log))
+                changes += session.keys.map { .remember(session: id, $0) }
                 try write(changes)
                 recovered += 1
             } catch {

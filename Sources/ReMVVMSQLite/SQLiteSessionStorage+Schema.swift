@@ -3,8 +3,9 @@ import GRDB
 import ReMVVMPersistence
 
 extension SQLiteSessionStorage {
-    /// The schema version, in `PRAGMA user_version`.
-    static let schemaVersion = 1
+    /// The schema version, in `PRAGMA user_version`: 1 the sessions, snapshots and log; 2 adds the
+    /// idempotency keys; 3 stores tokens as SHA-256 hashes (``SessionRecord/tokenHash``).
+    static let schemaVersion = 3
 
     /// Opens the file, creates or checks the schema and runs SQLite's quick integrity check.
     static func open(_ path: String, synchronous: Synchronous) throws(StorageError) -> DatabaseQueue {
@@ -16,6 +17,9 @@ extension SQLiteSessionStorage {
             // After GRDB's own WAL set-up, which picks NORMAL.
             try database.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+                // Freed and rewritten cells are zeroed: the tokens a migration replaced by their hashes
+                // leave no trace in the file.
+                try db.execute(sql: "PRAGMA secure_delete = ON")
             }
             try database.write { db in try migrate(db) }
             let problems = try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
@@ -29,14 +33,46 @@ extension SQLiteSessionStorage {
         }
     }
 
-    /// Creates the tables in a new file; refuses a file of a newer server or of something else.
+    /// Creates the tables in a new file and brings an older one up to date, in one transaction;
+    /// refuses a file of a newer server or of something else.
     private static func migrate(_ db: Database) throws {
         let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard version <= schemaVersion else {
             throw StorageError.incompatible(
                 "the session database has schema version \(version), newer than this server reads (\(schemaVersion))")
         }
-        guard version == 0 else { return }
+        if version == 0 { try createFirstSchema(db) }
+        if version < 2 {
+            try db.execute(
+                sql: """
+                    CREATE TABLE idempotency (
+                        session TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        digest BLOB NOT NULL,
+                        version INTEGER NOT NULL,
+                        answer BLOB,
+                        PRIMARY KEY (session, key)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX idempotency_by_version ON idempotency (session, version);
+                    """)
+        }
+        if version < 3 { try hashTokens(db) }
+        if version < schemaVersion { try db.execute(sql: "PRAGMA user_version = \(schemaVersion)") }
+    }
+
+    /// Replaces every stored token by its SHA-256 hash (schema 3).
+    private static func hashTokens(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sessions RENAME COLUMN token TO token_hash")
+        let rows = try Row.fetchAll(db, sql: "SELECT id, token_hash FROM sessions")
+        let update = try db.makeStatement(sql: "UPDATE sessions SET token_hash = ? WHERE id = ?")
+        for row in rows {
+            let token: String = row["token_hash"]
+            try update.execute(arguments: [Hashing.tokenHash(token), row["id"] as String])
+        }
+    }
+
+    /// Schema version 1, which later versions migrate from.
+    private static func createFirstSchema(_ db: Database) throws {
         let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
         guard objects == 0 else {
             throw StorageError.corrupt("the file is an SQLite database, but not one of sessions")
@@ -65,7 +101,6 @@ extension SQLiteSessionStorage {
                     actions BLOB NOT NULL,
                     PRIMARY KEY (session, version)
                 ) WITHOUT ROWID;
-                PRAGMA user_version = \(schemaVersion);
                 """)
     }
 

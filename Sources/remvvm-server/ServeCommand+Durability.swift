@@ -3,6 +3,7 @@ import ExampleApp
 import Logging
 import ReMVVM
 import ReMVVMPersistence
+import ReMVVMPostgres
 import ReMVVMSQLite
 import ReMVVMServer
 
@@ -32,6 +33,20 @@ extension ServeCommand {
         guard durable.snapshotEvery >= 1 else { throw ValidationError("--snapshot-every must be at least 1") }
         durable.dropUndecodableSessions =
             try dropUndecodableSessions || environment.isOn("REMVVM_DROP_UNDECODABLE_SESSIONS")
+        if let url = databaseURL ?? environment["REMVVM_DATABASE_URL"] {
+            let node = nodeName ?? environment["REMVVM_NODE_NAME"] ?? "\(configuration.host):\(configuration.port)"
+            let storage: PostgresSessionStorage
+            do {
+                storage = try PostgresSessionStorage(url: url, node: node, logger: logger)
+            } catch {
+                throw ValidationError("cannot open the session store in PostgreSQL: \(error)")
+            }
+            logger.info(
+                "durable sessions in PostgreSQL",
+                metadata: ["node.name": "\(node)", "snapshot.every": "\(durable.snapshotEvery)"])
+            return StoreServer(
+                definition, configuration: configuration, storage: storage, durability: durable, logger: logger)
+        }
         let directory = dataDir ?? environment["REMVVM_DATA_DIR"] ?? "data"
         let storage: SQLiteSessionStorage
         do {

@@ -61,6 +61,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "full: a dispatch is answered once it is on disk; off: memory only (REMVVM_DURABILITY).")
     var durability: Durability?
     @Option(
+        name: .customLong("database-url"),
+        help: "PostgreSQL (libpq URI) to keep sessions in instead of --data-dir (REMVVM_DATABASE_URL).")
+    var databaseURL: String?
+    @Option(
+        name: .customLong("node-name"),
+        help: "This node's name as the owner of its sessions; default host:port (REMVVM_NODE_NAME).")
+    var nodeName: String?
+    @Option(
         name: .customLong("snapshot-every"),
         help: "Commits between snapshots of a session's state; default 1000 (REMVVM_SNAPSHOT_EVERY).")
     var snapshotEvery: Int?

@@ -49,6 +49,28 @@ import Testing
         #expect(try after.snapshots.map { try $0.json() } == before.snapshots.map { try $0.json() })
     }
 
+    @Test func aKeyedCommitIsLoggedWithItsKeyAndRestoredWithItsAnswerTheLatestOnly() async throws {
+        let first = sessions { $0.idempotencyKeysPerSession = 2 }
+        let record = newRecord()
+        let store = first.makeTypedStore(for: record)
+        for index in 1...3 {
+            let note = IdempotentDispatch.Note(key: "k\(index)", digest: [UInt8(index)])
+            try IdempotentDispatch.$current.withValue(note) { try store.dispatch(CounterAction.Increase()) }
+            first.recordAnswer(session: record.id, key: "k\(index)", answer: Array("answer \(index)".utf8))
+        }
+        // An effect's commit, or one without a key, carries none.
+        try store.dispatch(CounterAction.Increase())
+        #expect(await first.durable() == nil)
+        first.stop(snapshotting: false)
+
+        let restored = try #require(sessions { $0.idempotencyKeysPerSession = 2 }.restore().first)
+        #expect(restored.keys.map(\.key) == ["k2", "k3"])
+        #expect(restored.keys.map(\.version) == [2, 3])
+        #expect(restored.keys.last?.answer == Data("answer 3".utf8))
+        #expect(restored.keys.last?.digest == [3])
+        #expect(restored.store.version == 4)
+    }
+
     @Test func stateIsSnapshottedEveryNCommitsAndTheLogCompacted() async throws {
         let durable = sessions { $0.snapshotEvery = 5 }
         let record = newRecord()

@@ -157,4 +157,67 @@ import Testing
         }
         #expect(FileManager.default.fileExists(atPath: path))
     }
+
+    @Test func aVersionOneFileIsMigratedWithItsTokensHashedAndKeysStored() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let old = try DatabaseQueue(path: path)
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, token TEXT NOT NULL, epoch TEXT NOT NULL,
+                        created REAL NOT NULL, format INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE snapshots (session TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL,
+                        format INTEGER NOT NULL, state_type TEXT NOT NULL, state_version INTEGER NOT NULL,
+                        state BLOB NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE log (session TEXT NOT NULL, version INTEGER NOT NULL, format INTEGER NOT NULL,
+                        actions BLOB NOT NULL, PRIMARY KEY (session, version)) WITHOUT ROWID;
+                    INSERT INTO sessions VALUES ('a', 'secret-token-of-a', 'ea', 1000, 1);
+                    PRAGMA user_version = 1;
+                    """)
+            try db.execute(
+                sql: "INSERT INTO log VALUES ('a', 1, 1, ?)", arguments: [commit(1).actions])
+        }
+        try old.close()
+
+        let storage = try open()
+        let stored = try #require(try storage.load("a"))
+        #expect(stored.record.tokenHash == Hashing.tokenHash("secret-token-of-a"))
+        #expect(stored.log == [commit(1)])
+        let key = StoredIdempotencyKey(key: "k", digest: [1, 2, 3], version: 2)
+        try storage.write([
+            .append(session: "a", commits: [commit(2)]), .remember(session: "a", key),
+            .answer(session: "a", key: "k", answer: Data("{}".utf8)),
+        ])
+        var answered = key
+        answered.answer = Data("{}".utf8)
+        #expect(try storage.load("a")?.keys == [answered])
+        storage.close()
+
+        let check = try DatabaseQueue(path: path)
+        try check.read { db in
+            #expect(try Int.fetchOne(db, sql: "PRAGMA user_version") == SQLiteSessionStorage.schemaVersion)
+            let columns = try Row.fetchAll(db, sql: "SELECT * FROM sessions").flatMap { row in
+                row.databaseValues.map(\.description)
+            }
+            #expect(!columns.contains { $0.contains("secret-token") })
+        }
+        try check.close()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(bytes.firstRange(of: Data("secret-token-of-a".utf8)) == nil)
+    }
+
+    @Test func onlyTheLatestKeysOfASessionAreKept() throws {
+        let storage = try open()
+        try storage.write([.create(newRecord("a"))])
+        for version in UInt64(1)...5 {
+            try storage.write([
+                .remember(session: "a", StoredIdempotencyKey(key: "k\(version)", digest: [], version: version))
+            ])
+        }
+        try storage.write([.snapshot(session: "a", snapshot(5)), .forgetKeys(session: "a", keeping: 2)])
+        #expect(try storage.load("a")?.keys.map(\.key) == ["k4", "k5"])
+        try storage.delete("a")
+        try storage.write([.create(newRecord("a"))])
+        #expect(try storage.load("a")?.keys == [])
+    }
 }

@@ -14,7 +14,7 @@ import Testing
             StoredCommit(version: record.version, actions: Data("[]".utf8))
         }
         let session = WriterSession(
-            record: SessionRecord(id: "s", token: "t", epoch: "e"),
+            record: SessionRecord(id: "s", tokenHash: "h", epoch: "e"),
             snapshot: { StoredSnapshot(version: 99, stateType: "T", stateVersion: 1, state: Data()) },
             snapshotVersion: snapshotVersion, sinceSnapshot: 0)
         _ = ledger.plan([.register(session, create: nil)])
@@ -22,7 +22,7 @@ import Testing
     }
 
     func commits(_ versions: ClosedRange<UInt64>) -> [WriterItem] {
-        versions.map { .commit(session: "s", record: CommitRecord(version: $0, actions: [Bump()])) }
+        versions.map { .commit(session: "s", record: CommitRecord(version: $0, actions: [Bump()]), idempotency: nil) }
     }
 
     /// The kinds of changes in a plan, as short names.
@@ -33,14 +33,17 @@ import Testing
             case .append(_, let commits): "append \(commits.map(\.version))"
             case .snapshot(_, let snapshot): "snapshot \(snapshot.version)"
             case .delete: "delete"
+            case .remember(_, let key): "remember \(key.key) at \(key.version)"
+            case .answer(_, let key, _): "answer \(key)"
+            case .forgetKeys(_, let keeping): "keep \(keeping) keys"
             }
         }
     }
 
     @Test(arguments: [
         (every: 5, versions: 1...4 as ClosedRange<UInt64>, expected: ["append [1, 2, 3, 4]"]),
-        (every: 5, versions: 1...5, expected: ["append [1, 2, 3, 4, 5]", "snapshot 99"]),
-        (every: 1, versions: 1...1, expected: ["append [1]", "snapshot 99"]),
+        (every: 5, versions: 1...5, expected: ["append [1, 2, 3, 4, 5]", "snapshot 99", "keep 256 keys"]),
+        (every: 1, versions: 1...1, expected: ["append [1]", "snapshot 99", "keep 256 keys"]),
     ])
     func commitsOfOneSessionShareOneAppendAndSnapshotAfterN(
         every: Int, versions: ClosedRange<UInt64>, expected: [String]
@@ -65,7 +68,28 @@ import Testing
         let failed = ledger.plan(commits(1...2) + [.remove(session: "gone")])
         ledger.failed(failed)
         #expect(ledger.needsRepair)
-        #expect(kinds(ledger.plan([])) == ["delete", "create", "snapshot 99"])
+        #expect(kinds(ledger.plan([])) == ["delete", "create", "snapshot 99", "keep 256 keys"])
         #expect(!ledger.needsRepair)
+    }
+
+    @Test func aKeyIsRememberedInTheTransactionOfItsCommitAndItsAnswerAfter() {
+        var ledger = ledger(every: 100)
+        let note = IdempotentDispatch.Note(key: "k", digest: [1, 2])
+        let record = CommitRecord(version: 1, actions: [Bump()])
+        let plan = ledger.plan([
+            .commit(session: "s", record: record, idempotency: note),
+            .answer(session: "s", key: "k", answer: Data("{}".utf8)),
+        ])
+        #expect(kinds(plan) == ["append [1]", "remember k at 1", "answer k"])
+    }
+
+    @Test func keysOfAFailedPlanAreWrittenAgainWithTheRepair() {
+        var ledger = ledger(every: 100)
+        let note = IdempotentDispatch.Note(key: "k", digest: [1, 2])
+        let failed = ledger.plan([
+            .commit(session: "s", record: CommitRecord(version: 1, actions: []), idempotency: note)
+        ])
+        ledger.failed(failed)
+        #expect(kinds(ledger.plan([])) == ["remember k at 1", "create", "snapshot 99", "keep 256 keys"])
     }
 }

@@ -1,4 +1,6 @@
+import Foundation
 import MicroHTTP
+import ReMVVMPersistence
 import Testing
 
 @testable import ReMVVMServer
@@ -7,42 +9,72 @@ import Testing
 @Suite("Idempotency cache")
 struct IdempotencyCacheTests {
     private static let body: [UInt8] = Array(#"{"type":"counter/increase"}"#.utf8)
+    private static let digest = IdempotencyCache.digest(body)
     private static let answer = HTTPResponse(status: 200, body: .bytes(Array("stored".utf8)))
 
     @Test func aNewKeyProceedsAndARepeatWhileRunningIsInFlight() {
         var cache = IdempotencyCache(limit: 4)
-        #expect(Self.isProceed(cache.begin(key: "a", body: Self.body)))
-        #expect(Self.isInFlight(cache.begin(key: "a", body: Self.body)))
-        #expect(Self.isMismatch(cache.begin(key: "a", body: [1])))
+        #expect(Self.isProceed(cache.begin(key: "a", digest: Self.digest)))
+        #expect(Self.isInFlight(cache.begin(key: "a", digest: Self.digest)))
+        #expect(Self.isMismatch(cache.begin(key: "a", digest: [1])))
     }
 
     @Test func aFinishedKeyReplaysItsAnswerForTheSameBodyOnly() {
         var cache = IdempotencyCache(limit: 4)
-        _ = cache.begin(key: "a", body: Self.body)
-        cache.finish(key: "a", body: Self.body, response: Self.answer)
-        guard case .replay(let response) = cache.begin(key: "a", body: Self.body) else {
+        _ = cache.begin(key: "a", digest: Self.digest)
+        cache.finish(key: "a", digest: Self.digest, response: Self.answer)
+        guard case .replay(let response) = cache.begin(key: "a", digest: Self.digest) else {
             Issue.record("expected a replay")
             return
         }
         #expect(response.status == 200)
-        #expect(Self.isMismatch(cache.begin(key: "a", body: [1])))
+        #expect(Self.isMismatch(cache.begin(key: "a", digest: [1])))
+    }
+
+    @Test func aRestoredKeyReplaysItsStoredAnswerWithItsVersion() {
+        var cache = IdempotencyCache(limit: 4)
+        let answer = Data(#"{"results":["applied"]}"#.utf8)
+        cache.restore(StoredIdempotencyKey(key: "a", digest: Self.digest, version: 7, answer: answer), epoch: "e")
+        guard case .replay(let response) = cache.begin(key: "a", digest: Self.digest) else {
+            Issue.record("expected a replay")
+            return
+        }
+        #expect(response.headers["Store-Version"] == "e.7")
+        guard case .bytes(let body) = response.body else {
+            Issue.record("expected bytes")
+            return
+        }
+        #expect(body == Array(answer))
+        #expect(Self.isMismatch(cache.begin(key: "a", digest: [1])))
+    }
+
+    @Test func aRestoredKeyWithoutItsAnswerNamesTheCommittedVersion() {
+        var cache = IdempotencyCache(limit: 4)
+        cache.restore(StoredIdempotencyKey(key: "a", digest: Self.digest, version: 3), epoch: "e")
+        guard case .replay(let response) = cache.begin(key: "a", digest: Self.digest),
+            case .bytes(let body) = response.body
+        else {
+            Issue.record("expected a replay")
+            return
+        }
+        #expect(String(decoding: body, as: UTF8.self) == #"{"results":[],"version":"e.3","views":{}}"#)
     }
 
     @Test func anAbandonedKeyMayBeRetried() {
         var cache = IdempotencyCache(limit: 4)
-        _ = cache.begin(key: "a", body: Self.body)
+        _ = cache.begin(key: "a", digest: Self.digest)
         cache.abandon(key: "a")
-        #expect(Self.isProceed(cache.begin(key: "a", body: [1])))
+        #expect(Self.isProceed(cache.begin(key: "a", digest: [1])))
     }
 
     @Test func theOldestKeyIsForgottenBeyondTheLimit() {
         var cache = IdempotencyCache(limit: 2)
         for key in ["a", "b", "c"] {
-            _ = cache.begin(key: key, body: Self.body)
-            cache.finish(key: key, body: Self.body, response: Self.answer)
+            _ = cache.begin(key: key, digest: Self.digest)
+            cache.finish(key: key, digest: Self.digest, response: Self.answer)
         }
-        #expect(Self.isProceed(cache.begin(key: "a", body: Self.body)))
-        guard case .replay = cache.begin(key: "c", body: Self.body) else {
+        #expect(Self.isProceed(cache.begin(key: "a", digest: Self.digest)))
+        guard case .replay = cache.begin(key: "c", digest: Self.digest) else {
             Issue.record("the newest key was forgotten")
             return
         }

@@ -1,4 +1,5 @@
 import ReMVVM
+import ReMVVMPersistence
 import Synchronization
 import Testing
 
@@ -38,17 +39,36 @@ struct SessionRegistryTests {
         #expect(Set(registry.all.map(\.id)) == Set(created.map(\.id)))
         #expect(registry.create() == nil)
         for session in created {
-            #expect(registry.find(id: session.id, token: Substring(session.token)) === session)
+            #expect(registry.find(id: session.id, token: Substring(session.token ?? "")) === session)
             #expect(registry.find(id: session.id, token: Substring(session.id)) == nil)
-            #expect(registry.find(id: session.id, token: Substring(session.token.uppercased())) == nil)
-            #expect(registry.find(id: session.id.uppercased(), token: Substring(session.token)) == nil)
+            #expect(registry.find(id: session.id, token: Substring((session.token ?? "").uppercased())) == nil)
+            #expect(registry.find(id: session.id.uppercased(), token: Substring(session.token ?? "")) == nil)
             #expect(registry.find(id: session.id, token: nil) == nil)
         }
         let removed = try #require(registry.remove(id: created[0].id))
         #expect(Self.isClosed(removed))
         #expect(registry.count == 299)
-        #expect(registry.find(id: created[0].id, token: Substring(created[0].token)) == nil)
+        #expect(registry.find(id: created[0].id, token: Substring(created[0].token ?? "")) == nil)
         #expect(registry.create() != nil)
+    }
+
+    @Test func aRestoredSessionKnowsOnlyItsTokenHashAndStillAuthenticates() throws {
+        let registry = Self.registry(limit: 10)
+        let token = "0123456789abcdef0123456789abcdef"
+        let id = "fedcba9876543210fedcba9876543210"
+        let definition = TestApp.definition()
+        let restored = try #require(
+            Session(
+                id: id, tokenHash: Hashing.tokenHash(token), epoch: "e",
+                store: AnyProjectedStore(definition.makeStore()),
+                idempotencyLimit: 8))
+        registry.adopt(restored)
+        #expect(restored.token == nil)
+        #expect(registry.find(id: id, token: Substring("0123456789abcdef0123456789abcdee")) == nil)
+        #expect(registry.find(id: id, token: Substring(token)) === restored)
+        #expect(restored.token == token)
+        #expect(registry.find(id: id, token: Substring("0123456789abcdef0123456789abcdee")) == nil)
+        #expect(registry.find(id: id, token: Substring(token)) === restored)
     }
 
     @Test func expiringReachesEveryShard() {

@@ -92,7 +92,7 @@ import Testing
     }
 
     /// One dispatching thread: increases counters round-robin until the server dies or `stop` is set.
-    private static func dispatch(
+    static func dispatch(
         worker: Int, of workers: Int, to sessions: [TestSession], port: UInt16, stop: Flag, count: Count
     ) -> Acknowledged {
         var seen = Acknowledged()

@@ -33,8 +33,9 @@ ensure_packages() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# What building the server needs (the executable links TCMalloc, libtcmalloc-minimal4).
+# What building the server needs (the executable links TCMalloc, libtcmalloc-minimal4; token and
+# request digests are OpenSSL's SHA-256, libssl-dev; PostgreSQL storage is libpq, libpq-dev).
 ensure_build_dependencies() {
   use_swift
-  ensure_packages libmicrohttpd-dev pkg-config libsqlite3-dev libtcmalloc-minimal4
+  ensure_packages libmicrohttpd-dev pkg-config libsqlite3-dev libtcmalloc-minimal4 libssl-dev libpq-dev
 }

@@ -19,6 +19,10 @@ public struct DurabilityConfiguration: Sendable {
     /// current one; nil decodes older snapshots as they are.
     public var migrateState: (@Sendable (_ state: Data, _ fromVersion: Int) throws -> Data)?
 
+    /// How many idempotency keys are kept per session, with their answers: the latest ones. The
+    /// server sets it to its own limit.
+    public var idempotencyKeysPerSession = 256
+
     /// Snapshots every 1,000 commits; undecodable sessions are kept.
     public init() {}
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ReMVVM
 import Synchronization
@@ -35,7 +36,8 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
         let codec = SessionCodec(definition: definition, configuration: configuration)
         self.codec = codec
         writer = GroupCommitWriter(
-            storage: storage, snapshotEvery: configuration.snapshotEvery, logger: logger, encode: codec.encode)
+            storage: storage, snapshotEvery: configuration.snapshotEvery,
+            keysPerSession: configuration.idempotencyKeysPerSession, logger: logger, encode: codec.encode)
     }
 
     /// What the writer has done so far: transactions, commits and snapshots written.
@@ -64,10 +66,12 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
         }
         var restored: [RestoredSession] = []
         for record in records {
-            guard let store = rebuild(record) else { continue }
+            guard let (store, keys) = rebuild(record) else { continue }
             let definition = self.definition
             let erased = AnyProjectedStore(store)
-            restored.append(RestoredSession(record: record, store: erased) { definition.onRestore(store) })
+            let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
+            restored.append(
+                RestoredSession(record: record, store: erased, keys: latest) { definition.onRestore(store) })
         }
         logger.info(
             "restored sessions from durable storage",
@@ -80,6 +84,11 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
     /// Queues the deletion of an ended session from storage.
     public func remove(session id: String) {
         writer.enqueue(.remove(session: id))
+    }
+
+    /// Queues the answer of a dispatch whose commit was logged with `key`.
+    public func recordAnswer(session id: String, key: String, answer: [UInt8]) {
+        writer.enqueue(.answer(session: id, key: key, answer: Data(answer)))
     }
 
     /// Calls `handler` once everything queued so far is durable, or with the error that kept it from being written.
@@ -113,11 +122,14 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
         let id = session.id
         // Weakly: the writer keeps `tracked`, whose snapshot closure keeps the store, so a strong
         // reference here would make a cycle that outlives shutdown (LeakSanitizer reports it).
-        store.onCommit { [weak writer] record in writer?.enqueue(.commit(session: id, record: record)) }
+        // The listener runs inside the dispatch, on its thread: the dispatch's key is still bound.
+        store.onCommit { [weak writer] record in
+            writer?.enqueue(.commit(session: id, record: record, idempotency: IdempotentDispatch.current))
+        }
     }
 
     /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt.
-    private func rebuild(_ record: SessionRecord) -> Store<State>? {
+    private func rebuild(_ record: SessionRecord) -> (Store<State>, [StoredIdempotencyKey])? {
         let stored: StoredSession
         do {
             guard let loaded = try storage.load(record.id) else { return nil }
@@ -134,7 +146,7 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
             track(
                 store, of: record, create: false, snapshotVersion: stored.snapshot?.version ?? 0,
                 sinceSnapshot: replayed)
-            return store
+            return (store, stored.keys)
         } catch {
             skip(record, reason: "\(error)")
             return nil

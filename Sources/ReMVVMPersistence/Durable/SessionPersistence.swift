@@ -22,4 +22,13 @@ public protocol SessionPersistence: Sendable {
 
     /// Snapshots every session, writes what is queued and closes the storage. Idempotent.
     func shutdown()
+
+    /// Queues the answer of a dispatch made under ``IdempotentDispatch/current`` with `key`, so
+    /// that a retry after a restart gets it byte for byte; wait with ``whenDurable(_:)``.
+    func recordAnswer(session id: String, key: String, answer: [UInt8])
+}
+
+extension SessionPersistence {
+    /// Keeps no answers: a retry after a restart gets one built from the stored version.
+    public func recordAnswer(session id: String, key: String, answer: [UInt8]) {}
 }

@@ -5,8 +5,10 @@ import Foundation
 public struct SessionRecord: Sendable, Equatable {
     /// The public id in URLs.
     public var id: String
-    /// The bearer token that proves ownership (the data directory must be private).
-    public var token: String
+    /// The SHA-256 of the bearer token that proves ownership, as 64 hex digits
+    /// (``Hashing/tokenHash(_:)``): the token itself is never stored, so a copy of the database
+    /// or a backup hands out no credentials.
+    public var tokenHash: String
     /// The name of the session's history, the first half of every cursor.
     public var epoch: String
     /// When the session was created.
@@ -15,9 +17,11 @@ public struct SessionRecord: Sendable, Equatable {
     public var format: Int
 
     /// A session record in the current format.
-    public init(id: String, token: String, epoch: String, created: Date = Date(), format: Int = RecordFormat.current) {
+    public init(
+        id: String, tokenHash: String, epoch: String, created: Date = Date(), format: Int = RecordFormat.current
+    ) {
         self.id = id
-        self.token = token
+        self.tokenHash = tokenHash
         self.epoch = epoch
         self.created = created
         self.format = format

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One change to the stored sessions; ``SessionStorage/write(_:)`` applies a list of them as
 /// one transaction.
 public enum StorageChange: Sendable {
@@ -9,4 +11,10 @@ public enum StorageChange: Sendable {
     case snapshot(session: String, StoredSnapshot)
     /// Removes everything stored for the session.
     case delete(session: String)
+    /// Stores a dispatch's idempotency key with the commit it made (replacing one with the same key).
+    case remember(session: String, StoredIdempotencyKey)
+    /// Stores the answer of the dispatch that used `key`.
+    case answer(session: String, key: String, answer: Data)
+    /// Forgets all but the session's `keeping` latest idempotency keys.
+    case forgetKeys(session: String, keeping: Int)
 }

@@ -5,6 +5,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case corrupt
         case incompatible
         case closed
+        case fenced
     }
 
     private let code: Code
@@ -24,6 +25,10 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         StorageError(code: .incompatible, message: message)
     }
 
+    /// Another node took over a session this write touches: its lease's fence moved on, so
+    /// nothing of the write was stored (and this node must drop its copy).
+    public static func fenced(_ message: String) -> StorageError { StorageError(code: .fenced, message: message) }
+
     /// The storage was closed.
     public static let closed = StorageError(code: .closed, message: "the storage is closed")
 
@@ -33,6 +38,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public var isIncompatible: Bool { code == .incompatible }
     /// Whether the storage was closed.
     public var isClosed: Bool { code == .closed }
+    /// Whether another node owns a session the write touched.
+    public var isFenced: Bool { code == .fenced }
 
     /// The message.
     public var description: String { message }

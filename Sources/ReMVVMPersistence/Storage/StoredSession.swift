@@ -6,11 +6,16 @@ public struct StoredSession: Sendable, Equatable {
     public var snapshot: StoredSnapshot?
     /// The commits after the snapshot, in version order.
     public var log: [StoredCommit]
+    /// Its stored idempotency keys, oldest first.
+    public var keys: [StoredIdempotencyKey]
 
     /// A loaded session.
-    public init(record: SessionRecord, snapshot: StoredSnapshot?, log: [StoredCommit]) {
+    public init(
+        record: SessionRecord, snapshot: StoredSnapshot?, log: [StoredCommit], keys: [StoredIdempotencyKey] = []
+    ) {
         self.record = record
         self.snapshot = snapshot
         self.log = log
+        self.keys = keys
     }
 }

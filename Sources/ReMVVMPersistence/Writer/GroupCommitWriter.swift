@@ -40,12 +40,15 @@ final class GroupCommitWriter: Sendable {
     init(
         storage: any SessionStorage,
         snapshotEvery: Int,
+        keysPerSession: Int = 256,
         logger: Logger,
         encode: @escaping @Sendable (CommitRecord) throws -> StoredCommit
     ) {
         self.storage = storage
         self.logger = logger
-        ledger = Mutex(WriterLedger(snapshotEvery: snapshotEvery, logger: logger, encode: encode))
+        ledger = Mutex(
+            WriterLedger(
+                snapshotEvery: snapshotEvery, keysPerSession: keysPerSession, logger: logger, encode: encode))
         let thread = Thread { [self] in self.run() }
         thread.name = "remvvm.group-commit"
         thread.start()

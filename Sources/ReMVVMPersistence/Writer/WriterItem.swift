@@ -1,3 +1,4 @@
+import Foundation
 import ReMVVM
 
 /// One thing queued for the group-commit writer, carried out in queue order.
@@ -5,7 +6,9 @@ enum WriterItem: Sendable {
     /// Starts tracking a session; `create` also stores its identity.
     case register(WriterSession, create: SessionRecord?)
     /// A commit of a tracked session, to append to its log.
-    case commit(session: String, record: CommitRecord)
+    case commit(session: String, record: CommitRecord, idempotency: IdempotentDispatch.Note?)
+    /// The answer of a dispatch whose commit was queued with `key`.
+    case answer(session: String, key: String, answer: Data)
     /// Stops tracking a session and deletes it from storage.
     case remove(session: String)
     /// Called once everything queued before it is durable, or could not be written.

@@ -24,18 +24,26 @@ struct WriterLedger {
     private(set) var repairs: Set<String> = []
     /// Deletions whose transaction failed, to retry.
     private(set) var pendingDeletes: Set<String> = []
+    /// Idempotency keys and answers whose transaction failed, to write again with the repair.
+    private(set) var pendingKeys: [StorageChange] = []
     let snapshotEvery: Int
+    /// Idempotency keys kept per session in storage: the older ones are forgotten at each snapshot.
+    let keysPerSession: Int
     let encode: @Sendable (CommitRecord) throws -> StoredCommit
     let logger: Logger
 
-    init(snapshotEvery: Int, logger: Logger, encode: @escaping @Sendable (CommitRecord) throws -> StoredCommit) {
+    init(
+        snapshotEvery: Int, keysPerSession: Int = 256, logger: Logger,
+        encode: @escaping @Sendable (CommitRecord) throws -> StoredCommit
+    ) {
         self.snapshotEvery = max(snapshotEvery, 1)
+        self.keysPerSession = max(keysPerSession, 1)
         self.logger = logger
         self.encode = encode
     }
 
     /// Whether an earlier failure still needs a write, even with nothing new queued.
-    var needsRepair: Bool { !repairs.isEmpty || !pendingDeletes.isEmpty }
+    var needsRepair: Bool { !repairs.isEmpty || !pendingDeletes.isEmpty || !pendingKeys.isEmpty }
 
     /// Plans the transaction for `items`, in queue order, plus the repairs left by a failure.
     mutating func plan(_ items: [WriterItem]) -> Plan {
@@ -46,6 +54,14 @@ struct WriterLedger {
             plan.deleted.insert(id)
         }
         pendingDeletes.removeAll()
+        for change in pendingKeys {
+            switch change {
+            case .remember(let id, _) where sessions[id] != nil, .answer(let id, _, _) where sessions[id] != nil:
+                plan.changes.append(change)
+            default: continue
+            }
+        }
+        pendingKeys.removeAll()
         for item in items {
             switch item {
             case .register(let session, let create):
@@ -54,8 +70,15 @@ struct WriterLedger {
                     plan.changes.append(.create(create))
                     plan.touched.insert(create.id)
                 }
-            case .commit(let id, let record):
+            case .commit(let id, let record, let idempotency):
                 append(record, of: id, to: &plan)
+                if let idempotency, sessions[id] != nil {
+                    let key = StoredIdempotencyKey(
+                        key: idempotency.key, digest: idempotency.digest, version: record.version)
+                    plan.changes.append(.remember(session: id, key))
+                }
+            case .answer(let id, let key, let answer):
+                if sessions[id] != nil { plan.changes.append(.answer(session: id, key: key, answer: answer)) }
             case .remove(let id):
                 sessions[id] = nil
                 repairs.remove(id)
@@ -82,6 +105,12 @@ struct WriterLedger {
     mutating func failed(_ plan: Plan) {
         for id in plan.touched where sessions[id] != nil { repairs.insert(id) }
         pendingDeletes.formUnion(plan.deleted)
+        for change in plan.changes {
+            switch change {
+            case .remember, .answer: pendingKeys.append(change)
+            default: continue
+            }
+        }
     }
 
     private mutating func append(_ record: CommitRecord, of id: String, to plan: inout Plan) {
@@ -112,6 +141,7 @@ struct WriterLedger {
             let snapshot = try session.snapshot()
             if repairing { plan.changes.append(.create(session.record)) }
             plan.changes.append(.snapshot(session: id, snapshot))
+            plan.changes.append(.forgetKeys(session: id, keeping: keysPerSession))
             plan.touched.insert(id)
             plan.snapshots += 1
             var updated = session

@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import ReMVVM
+import ReMVVMPersistence
 import Synchronization
 
 extension API {
@@ -17,6 +18,7 @@ extension API {
             return
         }
         let key = request.headers["idempotency-key"]
+        var note: IdempotentDispatch.Note?
         if let key {
             guard IdempotencyCache.isValidKey(key) else {
                 exchange.send(
@@ -25,10 +27,14 @@ extension API {
                         slug: "bad-idempotency-key"))
                 return
             }
-            switch session.idempotency.withLock({ $0.begin(key: key, body: request.body) }) {
-            case .proceed: break
+            let digest = IdempotencyCache.digest(request.body)
+            switch session.idempotency.withLock({ $0.begin(key: key, digest: digest) }) {
+            case .proceed: note = IdempotentDispatch.Note(key: key, digest: digest)
             case .replay(let response):
-                exchange.sendPrepared(response)
+                // A first answer that failed to be stored is stored by the writer's repair: the replay waits for it.
+                whenDurable(response) { answer in
+                    if answer.status == 200 { exchange.sendPrepared(answer) } else { exchange.send(answer) }
+                }
                 return
             case .mismatch:
                 exchange.send(
@@ -44,23 +50,49 @@ extension API {
                 return
             }
         }
-        let response = dispatchResponse(session, request)
+        guard let durability, let note else {
+            respond(dispatchResponse(session, request), session: session, note: note, exchange)
+            return
+        }
+        // The commit is logged with its key in one transaction, and the answer right after it.
+        let response = IdempotentDispatch.$current.withValue(note) { dispatchResponse(session, request) }
+        if response.status == 200, case .bytes(let body) = response.body {
+            durability.recordAnswer(session: session.id, key: note.key, answer: body)
+        }
+        respond(response, session: session, note: note, exchange)
+    }
+
+    /// Sends a dispatch's answer, once durable when it changed something.
+    private func respond(
+        _ response: HTTPResponse, session: Session, note: IdempotentDispatch.Note?, _ exchange: Exchange
+    ) {
         guard durability != nil, response.status == 200 else {
-            finishDispatch(response, key: key, session: session, exchange)
+            finishDispatch(response, note: note, session: session, exchange)
             return
         }
         // With durability, the answer waits (parked, no thread held) until the commit is on disk.
-        whenDurable(response) { [self] response in finishDispatch(response, key: key, session: session, exchange) }
+        whenDurable(response) { [self] answer in
+            finishDispatch(answer, applied: response, note: note, session: session, exchange)
+        }
     }
 
     /// Remembers the answer under its idempotency key, counts it and sends it.
-    private func finishDispatch(_ response: HTTPResponse, key: String?, session: Session, _ exchange: Exchange) {
-        if let key {
+    ///
+    /// A dispatch answered 503 because its commit could not be stored was still applied in memory
+    /// (`applied`), and the writer's repair stores it with its key: the key keeps that answer, so a
+    /// retry gets it once it is durable instead of applying the actions a second time.
+    private func finishDispatch(
+        _ response: HTTPResponse, applied: HTTPResponse? = nil, note: IdempotentDispatch.Note?, session: Session,
+        _ exchange: Exchange
+    ) {
+        if let note {
             session.idempotency.withLock { cache in
                 if response.status == 200 {
-                    cache.finish(key: key, body: exchange.request.body, response: response)
+                    cache.finish(key: note.key, digest: note.digest, response: response)
+                } else if let applied, applied.status == 200 {
+                    cache.finish(key: note.key, digest: note.digest, response: applied)
                 } else {
-                    cache.abandon(key: key)
+                    cache.abandon(key: note.key)
                 }
             }
         }

@@ -18,7 +18,7 @@ extension API {
             let (version, snapshots) = session.store.views(session.store.allViews)
             let cursor = session.cursor(version)
             let body: JSONValue = [
-                "id": .string(session.id), "token": .string(session.token),
+                "id": .string(session.id), "token": .string(session.token ?? ""),
                 "version": .string(cursor.description), "views": try snapshots.viewsObject(),
             ]
             var headers = versionHeaders(cursor)
@@ -79,7 +79,7 @@ extension API {
 
     /// The cookie that lets the browser client authenticate requests it cannot add headers to (SSE).
     func sessionCookie(_ session: Session) -> String {
-        "\(Credentials.cookieName)=\(session.token); Path=/; HttpOnly; SameSite=Strict"
+        "\(Credentials.cookieName)=\(session.token ?? ""); Path=/; HttpOnly; SameSite=Strict"
     }
 
     /// `Store-Version` and `ETag` for a cursor.

@@ -6,7 +6,7 @@ import Synchronization
 extension StoreServer {
     /// Prepares a server whose sessions survive restarts and crashes: every commit is in the
     /// session's durable log before its dispatch is answered, and ``start()`` restores the
-    /// sessions stored by the previous run with their ids, tokens, versions and epochs.
+    /// sessions stored by the previous run with their ids, token hashes, versions and epochs.
     ///
     /// ```swift
     /// let storage = try SQLiteSessionStorage(directory: "data")
@@ -24,6 +24,8 @@ extension StoreServer {
         durability: DurabilityConfiguration = DurabilityConfiguration(),
         logger: Logger = Logger(label: "remvvm.server")
     ) {
+        var durability = durability
+        durability.idempotencyKeysPerSession = configuration.idempotencyKeysPerSession
         let sessions = DurableSessions(definition, storage: storage, configuration: durability, logger: logger)
         self.init(
             actions: definition.actions, makeStore: { sessions.makeStore(for: $0) }, durability: sessions,
@@ -37,8 +39,9 @@ extension StoreServer {
         sessions.removeAll { restored in
             guard
                 let session = Session(
-                    id: restored.record.id, token: restored.record.token, epoch: restored.record.epoch,
-                    store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession)
+                    id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,
+                    store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession,
+                    keys: restored.keys)
             else {
                 // Only a damaged record: this server writes every id and token as 32 hex digits.
                 api.logger.warning(

@@ -1,7 +1,12 @@
 import MicroHTTP
+import ReMVVM
+import ReMVVMPersistence
 
 /// Remembers dispatch answers by `Idempotency-Key`, so a retried request is answered without
 /// applying its actions again.
+///
+/// Bodies are told apart by their SHA-256 digest, which durable sessions store with the commit:
+/// after a restart the cache is filled again from storage (``restore(_:epoch:)``).
 struct IdempotencyCache {
     /// What to do with a request carrying a key.
     enum Decision {
@@ -16,8 +21,8 @@ struct IdempotencyCache {
     }
 
     private enum Entry {
-        case running(fingerprint: Int)
-        case done(fingerprint: Int, response: HTTPResponse)
+        case running(fingerprint: [UInt8])
+        case done(fingerprint: [UInt8], response: HTTPResponse)
     }
 
     private var entries: [String: Entry] = [:]
@@ -38,29 +43,50 @@ struct IdempotencyCache {
         self.limit = max(limit, 1)
     }
 
-    /// Decides about a request with `key` and this body, and marks a new key as running.
-    mutating func begin(key: String, body: [UInt8]) -> Decision {
-        let fingerprint = Self.fingerprint(body)
+    /// Decides about a request with `key` and a body of this digest (``digest(_:)``), and marks a new key as running.
+    mutating func begin(key: String, digest fingerprint: [UInt8]) -> Decision {
         switch entries[key] {
         case .running(let seen):
             return seen == fingerprint ? .inFlight : .mismatch
         case .done(let seen, let response):
             return seen == fingerprint ? .replay(response) : .mismatch
         case nil:
-            if order.count >= limit {
-                let oldest = order.removeFirst()
-                entries[oldest] = nil
-            }
-            entries[key] = .running(fingerprint: fingerprint)
-            order.append(key)
+            insert(key, .running(fingerprint: fingerprint))
             return .proceed
         }
     }
 
+    /// Puts back a key stored with its commit: its answer byte for byte, or, when the process
+    /// stopped before the answer was stored (so no client got it), one naming the committed version.
+    mutating func restore(_ stored: StoredIdempotencyKey, epoch: String) {
+        let version = Cursor(epoch: epoch, number: stored.version).description
+        var body: [UInt8]
+        if let answer = stored.answer {
+            body = Array(answer)
+        } else {
+            body = Array(#"{"results":[],"version":"#.utf8)
+            JSONValue.string(version).serialize(into: &body)
+            body += Array(#","views":{}}"#.utf8)
+        }
+        let response = HTTPResponse(status: 200, headers: API.versionedHeaders(version: version), body: .bytes(body))
+        entries[stored.key] = nil
+        order.removeAll { $0 == stored.key }
+        insert(stored.key, .done(fingerprint: stored.digest, response: response))
+    }
+
+    private mutating func insert(_ key: String, _ entry: Entry) {
+        if order.count >= limit {
+            let oldest = order.removeFirst()
+            entries[oldest] = nil
+        }
+        entries[key] = entry
+        order.append(key)
+    }
+
     /// Stores the answer of a request that ran.
-    mutating func finish(key: String, body: [UInt8], response: HTTPResponse) {
+    mutating func finish(key: String, digest: [UInt8], response: HTTPResponse) {
         guard entries[key] != nil else { return }
-        entries[key] = .done(fingerprint: Self.fingerprint(body), response: response)
+        entries[key] = .done(fingerprint: digest, response: response)
     }
 
     /// Forgets a key whose request was not applied (it may be retried).
@@ -69,9 +95,6 @@ struct IdempotencyCache {
         order.removeAll { $0 == key }
     }
 
-    private static func fingerprint(_ body: [UInt8]) -> Int {
-        var hasher = Hasher()
-        hasher.combine(body)
-        return hasher.finalize()
-    }
+    /// A request body's fingerprint: its SHA-256 digest, the same in every process.
+    static func digest(_ body: [UInt8]) -> [UInt8] { Hashing.sha256(body) }
 }

@@ -1,17 +1,22 @@
 import MicroHTTP
 import ReMVVM
+import ReMVVMPersistence
 import Synchronization
 
 /// One client session: its store, its credentials and what the API keeps for it.
 final class Session: Sendable {
     /// The public id in URLs.
     let id: String
-    /// The bearer token that proves ownership; never logged.
-    let token: String
+    /// The SHA-256 of the bearer token, as stored (64 hex digits); the token itself is never stored.
+    let tokenHash: String
     /// The id's bits, the registry's key.
     let key: SessionKey
-    /// The token's bits, which a request's token is compared with.
-    private let tokenKey: SessionKey
+    /// The token's bits, which a request's token is compared with, for a session this process created.
+    private let tokenKey: SessionKey?
+    /// For a restored session, the token's bits and text once a request proved them against ``tokenHash``:
+    /// later requests compare bits, as for a new session, instead of hashing.
+    private let provenToken = Mutex<(key: SessionKey, text: String)?>(nil)
+    private let createdToken: String?
     /// The name of this session's history, the first half of every cursor.
     let epoch: String
     /// The session's store, seen only through its projections.
@@ -28,20 +33,58 @@ final class Session: Sendable {
 
     /// A session for `id` and `token` as ``SecureToken/make()`` writes them; nil for any other form, which
     /// could never be looked up.
-    init?(id: String, token: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int) {
-        guard let key = SessionKey(id), let tokenKey = SessionKey(token) else { return nil }
+    convenience init?(
+        id: String, token: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int,
+        keys: [StoredIdempotencyKey] = []
+    ) {
+        guard let tokenKey = SessionKey(token) else { return nil }
+        self.init(
+            id: id, tokenHash: Hashing.tokenHash(token), tokenKey: tokenKey, token: token, epoch: epoch, store: store,
+            idempotencyLimit: idempotencyLimit, keys: keys)
+    }
+
+    /// A session restored from storage, which knows its token's hash only.
+    convenience init?(
+        id: String, tokenHash: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int,
+        keys: [StoredIdempotencyKey] = []
+    ) {
+        self.init(
+            id: id, tokenHash: tokenHash, tokenKey: nil, token: nil, epoch: epoch, store: store,
+            idempotencyLimit: idempotencyLimit, keys: keys)
+    }
+
+    private init?(
+        id: String, tokenHash: String, tokenKey: SessionKey?, token: String?, epoch: String,
+        store: any ProjectedStore, idempotencyLimit: Int, keys: [StoredIdempotencyKey]
+    ) {
+        guard let key = SessionKey(id) else { return nil }
         self.id = id
-        self.token = token
+        self.tokenHash = tokenHash
         self.key = key
         self.tokenKey = tokenKey
+        self.createdToken = token
         self.epoch = epoch
         self.store = store
-        idempotency = Mutex(IdempotencyCache(limit: idempotencyLimit))
+        var cache = IdempotencyCache(limit: idempotencyLimit)
+        for stored in keys { cache.restore(stored, epoch: epoch) }
+        idempotency = Mutex(cache)
         lastSeen = Atomic(Self.now())
     }
 
     /// Whether `token` is this session's, compared in time that does not depend on where it differs.
-    func isOwned(by token: SessionKey) -> Bool { tokenKey.matches(token) }
+    func isOwned(by token: SessionKey) -> Bool {
+        if let tokenKey { return tokenKey.matches(token) }
+        if let proven = provenToken.withLock({ $0 }) { return proven.key.matches(token) }
+        let text = token.hexDigits
+        let hash = Hashing.tokenHash(text)
+        guard Hashing.constantTimeEqual(Array(hash.utf8), Array(tokenHash.utf8)) else { return false }
+        provenToken.withLock { $0 = (token, text) }
+        return true
+    }
+
+    /// The bearer token in the clear: known for a session this process created, and for a restored
+    /// one once a request proved it; nil before.
+    var token: String? { createdToken ?? provenToken.withLock { $0?.text } }
 
     /// The cursor of the store's current version.
     var cursor: Cursor { Cursor(epoch: epoch, number: store.version) }

@@ -72,6 +72,15 @@ struct SessionKey: Hashable, Sendable {
         return ((halves << 16) | (halves >> 32)) & 0xFFFF_FFFF
     }
 
+    /// The 32 lowercase hex digits the key was read from.
+    var hexDigits: String {
+        func digits(_ word: UInt64) -> String {
+            let text = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - text.count) + text
+        }
+        return digits(high) + digits(low)
+    }
+
     /// Whether two keys are equal, in time that does not depend on where they differ (for tokens).
     func matches(_ other: SessionKey) -> Bool {
         (high ^ other.high) | (low ^ other.low) == 0

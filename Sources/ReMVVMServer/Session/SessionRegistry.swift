@@ -75,11 +75,13 @@ final class SessionRegistry: Sendable {
     /// Creates a session with a fresh store, or nil when the limit is reached.
     func create() -> Session? {
         guard reservePlace() else { return nil }
-        let record = SessionRecord(id: SecureToken.make(), token: SecureToken.make(), epoch: SecureToken.makeEpoch())
+        let token = SecureToken.make()
+        let record = SessionRecord(
+            id: SecureToken.make(), tokenHash: Hashing.tokenHash(token), epoch: SecureToken.makeEpoch())
         guard
             let session = Session(
                 id: record.id,
-                token: record.token,
+                token: token,
                 epoch: record.epoch,
                 store: makeStore(record),
                 idempotencyLimit: idempotencyLimit

@@ -34,7 +34,8 @@ func exampleApp(quotes: TestQuotes = TestQuotes()) -> StoreDefinition<AppState> 
 /// A new session's identity.
 func newRecord(_ id: String = UUID().uuidString) -> SessionRecord {
     SessionRecord(
-        id: id, token: "token-\(id)", epoch: "epoch\(id.prefix(4))", created: Date(timeIntervalSince1970: 1_000))
+        id: id, tokenHash: Hashing.tokenHash("token-\(id)"), epoch: "epoch\(id.prefix(4))",
+        created: Date(timeIntervalSince1970: 1_000))
 }
 
 extension SessionPersistence {

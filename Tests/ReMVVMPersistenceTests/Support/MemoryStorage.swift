@@ -10,6 +10,7 @@ final class MemoryStorage: SessionStorage {
         var records: [String: SessionRecord] = [:]
         var snapshots: [String: StoredSnapshot] = [:]
         var logs: [String: [UInt64: StoredCommit]] = [:]
+        var keys: [String: [String: StoredIdempotencyKey]] = [:]
         var transactions: [[StorageChange]] = []
         var failuresLeft = 0
         var closed = false
@@ -41,7 +42,8 @@ final class MemoryStorage: SessionStorage {
             let log = (contents.logs[id] ?? [:]).values
                 .filter { $0.version > (snapshot?.version ?? 0) }
                 .sorted { $0.version < $1.version }
-            return StoredSession(record: record, snapshot: snapshot, log: log)
+            let keys = (contents.keys[id] ?? [:]).values.sorted { $0.version < $1.version }
+            return StoredSession(record: record, snapshot: snapshot, log: log, keys: keys)
         }
     }
 
@@ -67,6 +69,14 @@ final class MemoryStorage: SessionStorage {
                     contents.records[session] = nil
                     contents.snapshots[session] = nil
                     contents.logs[session] = nil
+                    contents.keys[session] = nil
+                case .remember(let session, let key):
+                    contents.keys[session, default: [:]][key.key] = key
+                case .answer(let session, let key, let answer):
+                    contents.keys[session]?[key]?.answer = answer
+                case .forgetKeys(let session, let keeping):
+                    let kept = (contents.keys[session] ?? [:]).values.sorted { $0.version > $1.version }.prefix(keeping)
+                    contents.keys[session] = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0) })
                 }
             }
         }

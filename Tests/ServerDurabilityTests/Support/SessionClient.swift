@@ -31,10 +31,12 @@ struct SessionClient {
     }
 
     /// POSTs `actions` (JSON); the response as it came.
-    func dispatch(_ session: TestSession, _ actions: String, views: String = "counter") throws -> TestResponse {
+    func dispatch(
+        _ session: TestSession, _ actions: String, views: String = "counter", headers: [(String, String)] = []
+    ) throws -> TestResponse {
         try http.request(
             "POST", "\(session.path)/actions?views=\(views)",
-            headers: [session.authorization, ("Content-Type", "application/json")], body: Array(actions.utf8))
+            headers: [session.authorization, ("Content-Type", "application/json")] + headers, body: Array(actions.utf8))
     }
 
     /// `GET` of the session's views.

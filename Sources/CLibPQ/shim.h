@@ -1,0 +1,7 @@
+// libpq, PostgreSQL's C client library, as Debian's libpq-dev installs it.
+#include <libpq-fe.h>
+
+// PG_DIAG_SQLSTATE is a character-literal macro, which Swift does not import.
+static inline const char *remvvm_pq_sqlstate(const PGresult *result) {
+    return PQresultErrorField(result, PG_DIAG_SQLSTATE);
+}

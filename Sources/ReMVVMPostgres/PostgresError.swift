@@ -1,0 +1,15 @@
+/// A failed libpq call: the server's message and SQLSTATE, or a lost connection.
+struct PostgresError: Error, Sendable, CustomStringConvertible {
+    /// The five-character SQLSTATE, when the server sent one.
+    var state: String?
+    /// libpq's or the server's message.
+    var message: String
+    /// The connection is gone (or never came up): the next call connects again.
+    var connectionLost = false
+    /// The database was written by a newer server.
+    var incompatible = false
+    /// The session's lease moved to another node: its fence no longer matches.
+    var fenced = false
+
+    var description: String { state.map { "\(message) (SQLSTATE \($0))" } ?? message }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import ReMVVMPersistence
+
+extension PostgresSessionStorage {
+    /// A `SELECT id, token_hash, epoch, created, format` row.
+    static func record(_ rows: PostgresRows, _ row: Int) throws(PostgresError) -> SessionRecord {
+        SessionRecord(
+            id: try rows.text(row, 0), tokenHash: try rows.text(row, 1), epoch: try rows.text(row, 2),
+            created: Date(timeIntervalSince1970: try rows.double(row, 3)), format: Int(try rows.int32(row, 4)))
+    }
+
+    /// Makes `node` the session's owner with the next fence, and reads the session; nil when it is not stored.
+    static func takeOver(_ id: String, node: String, in connection: PostgresConnection) throws(PostgresError) -> (
+        StoredSession, Int64
+    )? {
+        let session = try connection.execute(
+            """
+            UPDATE sessions SET owner = $2::text, fence = fence + 1 WHERE id = $1::text
+            RETURNING id, token_hash, epoch, created, format, fence
+            """, [.text(id), .text(node)])
+        guard session.count == 1 else { return nil }
+        let record = try record(session, 0)
+        let fence = try session.int64(0, 5)
+        let snapshots = try connection.execute(
+            "SELECT version, format, state_type, state_version, state FROM snapshots WHERE session = $1::text",
+            [.text(id)])
+        let snapshot =
+            try snapshots.count == 0
+            ? nil
+            : StoredSnapshot(
+                version: snapshots.version(0, 0), format: Int(snapshots.int32(0, 1)), stateType: snapshots.text(0, 2),
+                stateVersion: Int(snapshots.int32(0, 3)), state: Data(snapshots.bytes(0, 4)))
+        let log = try connection.execute(
+            "SELECT version, format, actions FROM log WHERE session = $1::text AND version > $2::bigint ORDER BY version",
+            [.text(id), .version(snapshot?.version ?? 0)])
+        let commits = try (0..<log.count).map { row throws(PostgresError) in
+            StoredCommit(
+                version: try log.version(row, 0), format: Int(try log.int32(row, 1)),
+                actions: Data(try log.bytes(row, 2)))
+        }
+        let keys = try connection.execute(
+            "SELECT key, digest, version, answer FROM idempotency WHERE session = $1::text ORDER BY version",
+            [.text(id)])
+        let stored = try (0..<keys.count).map { row throws(PostgresError) in
+            StoredIdempotencyKey(
+                key: try keys.text(row, 0), digest: try keys.bytes(row, 1), version: try keys.version(row, 2),
+                answer: keys.optionalBytes(row, 3).map { Data($0) })
+        }
+        return (StoredSession(record: record, snapshot: snapshot, log: commits, keys: stored), fence)
+    }
+}

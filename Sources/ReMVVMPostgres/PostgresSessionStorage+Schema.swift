@@ -1,0 +1,105 @@
+import ReMVVMPersistence
+
+extension PostgresSessionStorage {
+    /// The schema version this server writes, in the `schema_version` table.
+    static let schemaVersion = 1
+
+    /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
+    private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
+
+    /// Creates the tables, or brings older ones up to date, in one transaction; refuses a newer schema.
+    ///
+    /// Version 1: `sessions` (identity, with the hashed token and the `owner`/`fence` lease that
+    /// every append checks), `snapshots`, `log` (primary key session and version), `idempotency`, and
+    /// the fence check `remvvm_check_fences`.
+    static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("BEGIN")
+        do throws(PostgresError) {
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int64(migrationLock)])
+            try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+            let current = try connection.execute("SELECT max(version) FROM schema_version")
+            let version = current.optionalBytes(0, 0) == nil ? 0 : Int(try current.int32(0, 0))
+            guard version <= schemaVersion else {
+                throw PostgresError(
+                    message:
+                        "the database has schema version \(version), newer than this server reads (\(schemaVersion))",
+                    incompatible: true)
+            }
+            if version < 1 {
+                for statement in firstSchema { try connection.execute(statement) }
+            }
+            if version < schemaVersion {
+                try connection.execute("DELETE FROM schema_version")
+                try connection.execute(
+                    "INSERT INTO schema_version (version) VALUES ($1)", [.int32(Int32(schemaVersion))])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    private static let firstSchema = [
+        """
+        CREATE TABLE sessions (
+            id text PRIMARY KEY,
+            token_hash text NOT NULL,
+            epoch text NOT NULL,
+            created double precision NOT NULL,
+            format integer NOT NULL,
+            owner text,
+            fence bigint NOT NULL DEFAULT 1
+        )
+        """,
+        """
+        CREATE TABLE snapshots (
+            session text PRIMARY KEY,
+            version bigint NOT NULL,
+            format integer NOT NULL,
+            state_type text NOT NULL,
+            state_version integer NOT NULL,
+            state bytea NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE log (
+            session text NOT NULL,
+            version bigint NOT NULL,
+            format integer NOT NULL,
+            actions bytea NOT NULL,
+            PRIMARY KEY (session, version)
+        )
+        """,
+        """
+        CREATE TABLE idempotency (
+            session text NOT NULL,
+            key text NOT NULL,
+            digest bytea NOT NULL,
+            version bigint NOT NULL,
+            answer bytea,
+            PRIMARY KEY (session, key)
+        )
+        """,
+        "CREATE INDEX idempotency_by_version ON idempotency (session, version)",
+        // Every batch ends with this check, so that a pipelined transaction is refused by the server itself:
+        // it holds the lease rows until COMMIT (a takeover waits for it) and raises RV001 when a fence moved.
+        // A NULL fence stands for a session the batch creates.
+        """
+        CREATE FUNCTION remvvm_check_fences(ids text[], fences bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+        DECLARE
+            lost text;
+        BEGIN
+            PERFORM 1 FROM sessions WHERE id = ANY (ids) FOR SHARE;
+            SELECT f.id INTO lost FROM unnest(ids, fences) AS f (id, fence)
+                LEFT JOIN sessions s ON s.id = f.id
+                WHERE s.id IS NULL OR (f.fence IS NOT NULL AND s.fence <> f.fence)
+                LIMIT 1;
+            IF lost IS NOT NULL THEN
+                RAISE EXCEPTION 'another node took over session %', lost USING ERRCODE = 'RV001';
+            END IF;
+        END
+        $$
+        """,
+    ]
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+@testable import ReMVVMPostgres
+
+/// A fresh database on the PostgreSQL that `REMVVM_TEST_DATABASE_URL` names (scripts/test starts
+/// one), dropped at the end: each test starts from an empty schema.
+final class TestDatabase: Sendable {
+    /// The server's URL, or nil when no PostgreSQL was given (the tests are then disabled).
+    static let baseURL = ProcessInfo.processInfo.environment["REMVVM_TEST_DATABASE_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    /// Why the PostgreSQL tests may be disabled.
+    static let reason: Comment = "REMVVM_TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL and sets it)"
+
+    let name: String
+    /// The URL of this test's database.
+    let url: String
+
+    init() throws {
+        guard let base = Self.baseURL else { throw PostgresError(message: "REMVVM_TEST_DATABASE_URL is not set") }
+        name = "remvvm_test_\(UUID().uuidString.prefix(8).lowercased())"
+        url = Self.url(base, database: name)
+        let admin = try PostgresConnection(url: base, applicationName: "remvvm-tests")
+        try admin.execute("CREATE DATABASE \(name)")
+    }
+
+    /// A connection to this test's database, to look at or change it behind the storage's back.
+    func connect() throws -> PostgresConnection {
+        try PostgresConnection(url: url, applicationName: "remvvm-tests")
+    }
+
+    /// A connection to the server's own database, for what a test does to this one from outside.
+    func adminConnection() throws -> PostgresConnection {
+        guard let base = Self.baseURL else { throw PostgresError(message: "REMVVM_TEST_DATABASE_URL is not set") }
+        return try PostgresConnection(url: base, applicationName: "remvvm-tests")
+    }
+
+    deinit {
+        guard let base = Self.baseURL, let admin = try? PostgresConnection(url: base, applicationName: "remvvm-tests")
+        else { return }
+        _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    /// `base` with its database (the last path component) replaced by `database`.
+    static func url(_ base: String, database: String) -> String {
+        let (address, query) =
+            base.firstIndex(of: "?").map { (String(base[..<$0]), String(base[$0...])) } ?? (base, "")
+        guard let slash = address.lastIndex(of: "/"), address[..<slash].hasSuffix("/") == false else {
+            return address + "/" + database + query
+        }
+        return address[...slash] + database + query
+    }
+}
