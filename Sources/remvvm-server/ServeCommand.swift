@@ -2,6 +2,7 @@ import ArgumentParser
 import ExampleApp
 import Foundation
 import Logging
+import MicroHTTP
 import ReMVVM
 import ReMVVMServer
 
@@ -19,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on (REMVVM_HOST).") var host: String?
     @Option(help: "Port to listen on; 0 picks a free one (REMVVM_PORT).") var port: UInt16?
     @Option(name: .customLong("public-dir"), help: "Folder served at / (REMVVM_PUBLIC_DIR).") var publicDir: String?
-    @Option(help: "HTTP worker threads (REMVVM_THREADS).") var threads: Int?
+    @Option(help: "HTTP worker threads; default one per CPU (REMVVM_THREADS).") var threads: Int?
     @Option(name: .customLong("connection-limit"), help: "Open connections in total (REMVVM_CONNECTION_LIMIT).")
     var connectionLimit: Int?
     @Option(
@@ -74,10 +75,6 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("no-io-uring"),
         help: "Release a worker pass's answers with one setsockopt each, not one io_uring call (REMVVM_NO_IO_URING).")
     var noIOURing = false
-    @Option(
-        name: .customLong("max-resume-delay"),
-        help: "Longest ms a parked answer waits to be resumed with others; 0: none (REMVVM_MAX_RESUME_DELAY).")
-    var maxResumeDelay: Int?
     @Flag(
         name: .customLong("pin-workers"),
         help: "Keep each HTTP worker thread on a CPU of its own (REMVVM_PIN_WORKERS).")
@@ -114,7 +111,6 @@ struct ServeCommand: AsyncParsableCommand {
             metadata: [
                 "public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)",
                 "threads.cpus": "\(pinnedCPUs)", "answers": "\(server.answerRelease)",
-                "resumes.max_delay_ms": "\(Int(configuration.maxResumeDelay / .milliseconds(1)))",
                 "allocator": "\(Allocator.name)",
             ])
         let signal = await signals.next()
@@ -153,13 +149,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let wait = try maxPollWait ?? environment.number("REMVVM_MAX_POLL_WAIT") as Int? {
             configuration.maxPollWait = .seconds(wait)
         }
-        configuration.batchesAnswers = try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
-        configuration.releasesAnswersInOneCall = try !(noIOURing || environment.isOn("REMVVM_NO_IO_URING"))
-        configuration.pinsWorkers = try pinWorkers || environment.isOn("REMVVM_PIN_WORKERS")
-        if let delay = try maxResumeDelay ?? environment.number("REMVVM_MAX_RESUME_DELAY") as Int? {
-            guard delay >= 0 else { throw ValidationError("--max-resume-delay must be 0 or more milliseconds") }
-            configuration.maxResumeDelay = .milliseconds(delay)
-        }
+        configuration.transportTuning.batchesAnswers =
+            try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
+        configuration.transportTuning.releasesAnswersInOneCall =
+            try !(noIOURing || environment.isOn("REMVVM_NO_IO_URING"))
+        configuration.transportTuning.pinsWorkers = try pinWorkers || environment.isOn("REMVVM_PIN_WORKERS")
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
         return configuration

@@ -1,5 +1,5 @@
 /*
- * uncork_ring.c - see uncork_ring.h.
+ * uncork_ring.c - see include/remvvm_uncork_ring.h.
  *
  * A minimal io_uring, one per releasing thread, used only for IORING_OP_URING_CMD with
  * SOCKET_URING_OP_SETSOCKOPT (Linux 6.7). The kernel runs a socket's setsockopt command inline
@@ -12,7 +12,7 @@
  * optval is `addr3`.
  */
 #define _GNU_SOURCE
-#include "uncork_ring.h"
+#include "remvvm_uncork_ring.h"
 
 #include <errno.h>
 #include <linux/io_uring.h>
@@ -185,7 +185,7 @@ ring_for_thread (void)
 {
   if (thread_ring != NULL)
     return thread_ring;
-  if (thread_ring_failed || !uncork_ring_is_usable ())
+  if (thread_ring_failed || !remvvm_uncork_ring_is_usable ())
     return NULL;
   pthread_once (&ring_key_once, ring_make_key);
   struct ring *ring = ring_create ();
@@ -214,7 +214,7 @@ ring_give_up (void)
 }
 
 int
-uncork_ring_release (const int *sockets, int count)
+remvvm_uncork_ring_release (const int *sockets, int count)
 {
   if (count < 2 || count > RING_ENTRIES)
     return 0;
@@ -230,7 +230,7 @@ uncork_ring_release (const int *sockets, int count)
 }
 
 int
-uncork_ring_is_usable (void)
+remvvm_uncork_ring_is_usable (void)
 {
   if (atomic_load_explicit (&ring_support, memory_order_relaxed) == RING_UNKNOWN)
     {
