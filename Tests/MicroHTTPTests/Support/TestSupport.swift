@@ -42,5 +42,10 @@ extension HTTPResponse {
 }
 
 /// A worker of a server that never starts, for values that name a connection's worker without running one.
-let idleWorker: WorkerLoop? = WorkerLoop(
-    core: ServerCore(configuration: HTTPServerConfiguration(), handler: ClosureHandler { _, _ in }), index: 0)
+let idleWorker: WorkerLoop = {
+    let core = ServerCore(configuration: HTTPServerConfiguration(), handler: ClosureHandler { _, _ in })
+    guard let worker = WorkerLoop(core: core, index: 0) else {
+        preconditionFailure("the kernel refused an epoll set or an eventfd")
+    }
+    return worker
+}()

@@ -6,7 +6,7 @@ import Testing
 struct StreamStateTests {
     private static let parking = Parking(
         connection: ConnectionHandle(
-            pointer: OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)), worker: idleWorker!),
+            pointer: OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)), worker: idleWorker),
         watchToken: nil)
 
     private func read(_ state: inout StreamState, max: Int = 64) -> (StreamState.ReadResult, [UInt8]) {
