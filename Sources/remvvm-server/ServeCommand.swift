@@ -75,6 +75,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("no-io-uring"),
         help: "Release a worker pass's answers with one setsockopt each, not one io_uring call (REMVVM_NO_IO_URING).")
     var noIOURing = false
+    @Option(
+        name: .customLong("max-resume-delay"),
+        help: "Longest ms a parked answer waits to be resumed with others; 0: none (REMVVM_MAX_RESUME_DELAY).")
+    var maxResumeDelay: Int?
     @Flag(
         name: .customLong("pin-workers"),
         help: "Keep each HTTP worker thread on a CPU of its own (REMVVM_PIN_WORKERS).")
@@ -111,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
             metadata: [
                 "public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)",
                 "threads.cpus": "\(pinnedCPUs)", "answers": "\(server.answerRelease)",
+                "resumes.max_delay_ms": "\(Int(configuration.transportTuning.maxResumeDelay / .milliseconds(1)))",
                 "allocator": "\(Allocator.name)",
             ])
         let signal = await signals.next()
@@ -154,6 +159,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.transportTuning.releasesAnswersInOneCall =
             try !(noIOURing || environment.isOn("REMVVM_NO_IO_URING"))
         configuration.transportTuning.pinsWorkers = try pinWorkers || environment.isOn("REMVVM_PIN_WORKERS")
+        if let delay = try maxResumeDelay ?? environment.number("REMVVM_MAX_RESUME_DELAY") as Int? {
+            guard delay >= 0 else { throw ValidationError("--max-resume-delay must be 0 or more milliseconds") }
+            configuration.transportTuning.maxResumeDelay = .milliseconds(delay)
+        }
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
         return configuration

@@ -53,4 +53,15 @@ import Testing
         #endif
         #expect(try await server.stop() == 0)
     }
+
+    @Test(arguments: [nil, "0", "3"])
+    func theStartLineSaysHowLongAnAnswerMayWaitToBeResumed(delay: String?) async throws {
+        let options = delay.map { ["--max-resume-delay", $0] } ?? []
+        let server = try await ServerProcess.start(
+            dataDirectory: dataDirectory, arguments: ["--durability", "off"] + options)
+        let line = try #require(server.log.split(separator: "\n").first { $0.contains("listening on") })
+        let shown = try #require(line.split(separator: " ").first { $0.hasPrefix("resumes.max_delay_ms=") })
+        #expect(shown.dropFirst("resumes.max_delay_ms=".count) == Substring(delay ?? "8"))
+        #expect(try await server.stop() == 0)
+    }
 }

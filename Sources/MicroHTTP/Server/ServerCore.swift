@@ -96,6 +96,7 @@ final class ServerCore: Sendable {
     /// Suspends `connection` and starts watching its socket; must run inside a libmicrohttpd callback for it.
     func park(_ connection: ConnectionHandle, watchedBy client: any ParkedClient) -> Parking {
         suspended.add(1, ordering: .acquiringAndReleasing)
+        connection.worker.didPark()
         MHD_suspend_connection(connection.pointer)
         var token: UInt64?
         if let watcher {
@@ -118,6 +119,7 @@ final class ServerCore: Sendable {
         // resume from any thread, and its stop closes the connection.
         MHD_resume_connection(parking.connection.pointer)
         didResume()
+        parking.connection.worker.didResume()
     }
 
     /// A worker told libmicrohttpd to resume a suspended connection.

@@ -21,6 +21,11 @@ package struct TransportTuning: Sendable, Equatable {
     /// threads it starts (libdispatch grows its pool from the thread that queues work) inherit its one CPU.
     package var pinsWorkers = false
 
+    /// The longest a queued resume waits for others to share libmicrohttpd's walk of the suspended connections
+    /// with it (``ResumePacing``), reached with 5,000 connections parked on a worker and shorter in proportion
+    /// below; zero resumes everything queued at every pass.
+    package var maxResumeDelay: Duration = .milliseconds(8)
+
     /// The measured defaults.
     package init() {}
 }

@@ -23,6 +23,8 @@ final class WorkerLoop: Sendable {
     /// What other threads hand this worker.
     private struct Inbox: Sendable {
         var resumes: [ConnectionHandle] = []
+        /// Queued resumes that start a batch before the pacing gap has passed (the last pacing's `enough`).
+        var enough = 1
         var isStopping = false
     }
 
@@ -49,6 +51,10 @@ final class WorkerLoop: Sendable {
     private let thread = Mutex<OwnedThread?>(nil)
     /// Sockets corked during the current pass (only the worker thread touches it).
     private let held = Mutex<[Int32]>([])
+    /// Connections suspended on this worker's daemon, which its walk for resumes visits.
+    private let suspended = Atomic<Int>(0)
+    /// ``TransportTuning/maxResumeDelay`` in nanoseconds.
+    private let maxResumeDelay: Int64
 
     /// A worker with its epoll set and wake-up eventfd; `nil` if the kernel refuses either.
     init?(core: ServerCore, index: Int, connectionLimit: Int = Int(UInt32.max)) {
@@ -63,6 +69,7 @@ final class WorkerLoop: Sendable {
         self.core = core
         self.index = index
         self.connectionLimit = UInt32(clamping: connectionLimit)
+        maxResumeDelay = MonotonicClock.nanoseconds(of: core.configuration.tuning.maxResumeDelay)
         epollDescriptor = epoll
         wakeDescriptor = wake
     }
@@ -133,11 +140,22 @@ final class WorkerLoop: Sendable {
         let (accepted, wakes) = inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.isStopping else { return (false, false) }
             inbox.resumes.append(connection)
-            return (true, inbox.resumes.count == 1)
+            return (true, inbox.resumes.count == 1 || inbox.resumes.count == inbox.enough)
         }
-        // The first resume of a batch wakes the worker; the others join the batch it is about to take.
+        // The first resume of a batch wakes the worker, and so does the one that makes the batch large enough to
+        // go before its gap has passed; the others join the batch it is about to take.
         if wakes { signal() }
         return accepted
+    }
+
+    /// A connection of this worker's daemon was suspended (on the worker).
+    func didPark() {
+        suspended.add(1, ordering: .relaxed)
+    }
+
+    /// A connection of this worker's daemon was resumed.
+    func didResume() {
+        suspended.subtract(1, ordering: .relaxed)
     }
 
     private func signal() {
@@ -195,11 +213,20 @@ final class WorkerLoop: Sendable {
         var events = [epoll_event](repeating: epoll_event(), count: 2)
         var resumes: [ConnectionHandle] = []
         var released: [Int32] = []
+        var lastBatch: Int64 = 0
+        var paced: ResumePacing = .none
+        var waiting = false  // Resumes are queued, held back by the pacing.
         while true {
             var timeout: Int32 = -1
             var milliseconds: UInt64 = 0
             if MHD_get_timeout(daemon.pointer, &milliseconds) == .YES {
                 timeout = Int32(clamping: milliseconds)
+            }
+            if waiting {
+                // Until the gap has passed, in whole milliseconds, rounded up.
+                let left = lastBatch &+ paced.gap &- MonotonicClock.nanoseconds()
+                let gap = Int32(clamping: max(left, 0) / 1_000_000 + (left % 1_000_000 > 0 ? 1 : 0))
+                timeout = timeout < 0 ? gap : min(timeout, gap)
             }
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 epoll_wait(epollDescriptor, buffer.baseAddress, Int32(buffer.count), timeout)
@@ -216,15 +243,28 @@ final class WorkerLoop: Sendable {
                 var value: UInt64 = 0
                 _ = withUnsafeMutableBytes(of: &value) { Glibc.read(wakeDescriptor, $0.baseAddress, $0.count) }
             }
-            let stopping = inbox.withLock { inbox in
-                swap(&resumes, &inbox.resumes)  // Both arrays keep their capacity: no allocation per batch.
-                return inbox.isStopping
+            let now = MonotonicClock.nanoseconds()
+            paced =
+                maxResumeDelay > 0
+                ? .worker(suspended: suspended.load(ordering: .relaxed), maxDelay: maxResumeDelay) : .none
+            let (stopping, held) = inbox.withLock { inbox -> (Bool, Bool) in
+                inbox.enough = paced.enough
+                let due = inbox.resumes.count >= paced.enough || now &- lastBatch >= paced.gap
+                if inbox.isStopping || due {
+                    swap(&resumes, &inbox.resumes)  // Both arrays keep their capacity: no allocation per batch.
+                }
+                return (inbox.isStopping, !inbox.resumes.isEmpty)
             }
-            for connection in resumes {
-                MHD_resume_connection(connection.pointer)
-                core.didResume()
+            waiting = held
+            if !resumes.isEmpty {
+                for connection in resumes {
+                    MHD_resume_connection(connection.pointer)
+                    core.didResume()
+                }
+                suspended.subtract(resumes.count, ordering: .relaxed)
+                resumes.removeAll(keepingCapacity: true)
+                lastBatch = now
             }
-            resumes.removeAll(keepingCapacity: true)
             if stopping { return }
             let before = cmhd_daemon_current_connections(daemon.pointer)
             _ = MHD_run(daemon.pointer)
