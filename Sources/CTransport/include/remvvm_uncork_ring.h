@@ -11,10 +11,12 @@
 
 /**
  * Removes TCP_CORK from `count` sockets in one io_uring submission on the calling thread's ring
- * (made on first use). Returns 1 when done, 0 when not (fewer than two sockets, more than a ring
- * holds, or rings or the socket command not available here): then the caller uncorks them itself.
+ * (made on first use), which pushes what they hold, and with `recork` 1 sets it again right after
+ * each (the socket stays corked for its next answer). Returns 1 when done, 0 when not (no socket,
+ * more than a ring holds, or rings or the socket command not available here): then the caller sets
+ * them itself.
  */
-int remvvm_uncork_ring_release (const int *sockets, int count);
+int remvvm_uncork_ring_release (const int *sockets, int count, int recork);
 
 /** Whether this process's releases go through rings: tried once, on two sockets of its own. */
 int remvvm_uncork_ring_is_usable (void);

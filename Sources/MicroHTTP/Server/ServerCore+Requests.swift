@@ -14,6 +14,7 @@ extension ServerCore {
     /// The first access-handler call, with the head complete: answers at once, unhandled, a head that leaves no
     /// room for an answer (431) and a declared body that is already too large (413).
     func beginRequest(_ responder: Responder, on connection: ConnectionHandle) -> MHD_Result {
+        willWrite(on: connection)  // A `100 Continue` libmicrohttpd may send now.
         guard ConnectionMemory(limit: configuration.connectionMemoryLimit).leavesRoomForAnswer(on: connection) else {
             // Not handled: libmicrohttpd might find no room for the answer's head, so it goes past it, and the
             // connection closes.

@@ -44,6 +44,20 @@ final class ServerCore: Sendable {
         connection.worker.holdAnswer(socket: cmhd_connection_socket(connection.pointer))
     }
 
+    /// libmicrohttpd is about to write on `connection` during this pass: pushed when the pass ends if its socket
+    /// is corked. Must run inside a libmicrohttpd callback for it.
+    func willWrite(on connection: ConnectionHandle) {
+        guard configuration.tuning.batchesAnswers else { return }
+        connection.worker.willWrite(socket: cmhd_connection_socket(connection.pointer))
+    }
+
+    /// What `connection` sends from now on goes out at once (it parks, or streams). Must run inside a
+    /// libmicrohttpd callback for it.
+    func uncork(_ connection: ConnectionHandle) {
+        guard configuration.tuning.batchesAnswers else { return }
+        connection.worker.uncork(socket: cmhd_connection_socket(connection.pointer))
+    }
+
     // MARK: - Connections
 
     /// A worker's daemon opened `connection`: counts it against its client's limit, and shuts its socket down when
@@ -97,6 +111,7 @@ final class ServerCore: Sendable {
     func park(_ connection: ConnectionHandle, watchedBy client: any ParkedClient) -> Parking {
         suspended.add(1, ordering: .acquiringAndReleasing)
         connection.worker.didPark()
+        uncork(connection)
         MHD_suspend_connection(connection.pointer)
         var token: UInt64?
         if let watcher {

@@ -5,10 +5,12 @@ package struct TransportTuning: Sendable, Equatable {
     /// pass ends, instead of one by one as each is queued (see ``WorkerLoop``).
     ///
     /// A client holding many keep-alive connections in one loop (a reverse proxy, a load generator) is then woken
-    /// once per pass rather than once per answer. Holding an answer costs one `setsockopt` (`TCP_CORK` on);
-    /// releasing it another, or a share of one io_uring call (``releasesAnswersInOneCall``). An answer waits at
-    /// most for the rest of its pass: the other requests that were ready at the same moment. Only answers given
-    /// while the handler runs are held; long-poll answers and streams go out at once.
+    /// once per pass rather than once per answer. Such a connection is corked (`TCP_CORK`) at its first answer
+    /// and stays corked; the end of each pass pushes and corks again those answered on, a share of one io_uring
+    /// call (``releasesAnswersInOneCall``) or two `setsockopt`s each. An answer waits at most for the rest of its
+    /// pass: the other requests that were ready at the same moment. Only answers given while the handler runs
+    /// are held; a connection that parks or streams is uncorked, so long-poll answers and stream chunks go out
+    /// at once.
     package var batchesAnswers = true
 
     /// Whether a worker releases the answers it held during a pass in one system call (an io_uring submission of

@@ -16,9 +16,11 @@ import Synchronization
 ///   empty to non-empty: one eventfd write per batch, not per resume. The busier the worker (the longer its
 ///   walks), the more resumes each walk gathers.
 /// - Answers: a client holding many keep-alive connections in one loop (a reverse proxy, a load generator) is
-///   woken once per pass rather than once per answer. Each answer given while the handler runs corks its socket
-///   before libmicrohttpd writes it (one `setsockopt`); the pass ends by uncorking them all, in one io_uring
-///   submission where the kernel allows it, else one `setsockopt` each.
+///   woken once per pass rather than once per answer. A connection whose handler answers at once is corked
+///   (`TCP_CORK`, one `setsockopt` the first time) and stays corked; the pass ends by pushing every corked socket
+///   written to during it, uncorking and corking each again, all in one io_uring submission where the kernel
+///   allows it, else two `setsockopt` each. A connection about to park or stream is uncorked, so that what it
+///   sends later goes out at once.
 final class WorkerLoop: Sendable {
     /// What other threads hand this worker.
     private struct Inbox: Sendable {
@@ -26,6 +28,22 @@ final class WorkerLoop: Sendable {
         /// Queued resumes that start a batch before the pacing gap has passed (the last pacing's `enough`).
         var enough = 1
         var isStopping = false
+    }
+
+    /// The sockets a worker keeps corked, and those of them answered on during the current pass.
+    private struct Corks: Sendable {
+        /// Corked sockets: answered by a handler once, and kept corked between passes.
+        var corked: Set<Int32> = []
+        /// Corked sockets written to during the current pass, pushed when it ends.
+        var answered: [Int32] = []
+
+        mutating func forget(_ socket: Int32) {
+            corked.remove(socket)
+            if let index = answered.firstIndex(of: socket) {
+                answered.swapAt(index, answered.count - 1)
+                answered.removeLast()
+            }
+        }
     }
 
     /// The running daemon.
@@ -49,8 +67,8 @@ final class WorkerLoop: Sendable {
     private let inbox = Mutex(Inbox())
     private let daemon = Mutex<Daemon?>(nil)
     private let thread = Mutex<OwnedThread?>(nil)
-    /// Sockets corked during the current pass (only the worker thread touches it).
-    private let held = Mutex<[Int32]>([])
+    /// The worker's corked sockets (only the worker thread touches them).
+    private let corks = Mutex(Corks())
     /// Connections suspended on this worker's daemon, which its walk for resumes visits.
     private let suspended = Atomic<Int>(0)
     /// ``TransportTuning/maxResumeDelay`` in nanoseconds.
@@ -167,36 +185,56 @@ final class WorkerLoop: Sendable {
     // MARK: - Answers
 
     /// Holds the answer about to be queued on `socket` until this pass ends; call it on the worker thread, inside a
-    /// libmicrohttpd callback for the socket's connection, before the answer is queued.
+    /// libmicrohttpd callback for the socket's connection, before the answer is queued. The socket is corked the
+    /// first time and stays corked between passes: each pass's release pushes and corks it again in one step.
     func holdAnswer(socket: Int32) {
         guard socket >= 0 else { return }
-        let isNew = held.withLock { held -> Bool in
-            guard !held.contains(socket) else { return false }  // A pipelined request: already held.
-            held.append(socket)
+        let corksNow = corks.withLock { corks -> Bool in
+            if !corks.answered.contains(socket) { corks.answered.append(socket) }  // Pipelined: already there.
+            return corks.corked.insert(socket).inserted
+        }
+        if corksNow, remvvm_socket_cork(socket, 1) != 0 {
+            corks.withLock { $0.forget(socket) }  // Not corked: nothing to release.
+        }
+    }
+
+    /// libmicrohttpd is about to write something else on `socket` during this pass (an answer not given by the
+    /// handler, a `100 Continue`): a corked socket is pushed when the pass ends.
+    func willWrite(socket: Int32) {
+        corks.withLock { corks in
+            if corks.corked.contains(socket), !corks.answered.contains(socket) { corks.answered.append(socket) }
+        }
+    }
+
+    /// What is written on `socket` from now on must go out at once (a parked request's later answer, a stream's
+    /// chunks): uncorks it if corked, which also pushes what it holds.
+    func uncork(socket: Int32) {
+        let wasCorked = corks.withLock { corks -> Bool in
+            guard corks.corked.contains(socket) else { return false }
+            corks.forget(socket)
             return true
         }
-        if isNew, remvvm_socket_cork(socket, 1) != 0 {
-            held.withLock { $0.removeAll { $0 == socket } }  // Not corked: nothing to release.
-        }
+        if wasCorked { _ = remvvm_socket_cork(socket, 0) }
     }
 
     /// libmicrohttpd is closing `socket` (closing sends what it holds): a socket that later takes its number must
-    /// not be uncorked by this pass's release.
+    /// not be taken for corked.
     func forgetHeld(socket: Int32) {
-        held.withLock { held in
-            if let index = held.firstIndex(of: socket) { held.swapAt(index, held.count - 1); held.removeLast() }
-        }
+        corks.withLock { $0.forget(socket) }
     }
 
-    /// Uncorks every socket held during the pass that just ended, together.
+    /// Pushes every corked socket answered on during the pass that just ended, together, and corks them again.
     private func releaseHeldAnswers(_ scratch: inout [Int32]) {
-        held.withLock { swap(&scratch, &$0) }
+        corks.withLock { swap(&scratch, &$0.answered) }
         guard !scratch.isEmpty else { return }
         let inOneCall =
-            scratch.count > 1 && core.releasesAnswersInOneCall
-            && scratch.withUnsafeBufferPointer { remvvm_uncork_ring_release($0.baseAddress, Int32($0.count)) } == 1
+            core.releasesAnswersInOneCall
+            && scratch.withUnsafeBufferPointer { remvvm_uncork_ring_release($0.baseAddress, Int32($0.count), 1) } == 1
         if !inOneCall {
-            for socket in scratch { _ = remvvm_socket_cork(socket, 0) }
+            for socket in scratch {
+                _ = remvvm_socket_cork(socket, 0)
+                _ = remvvm_socket_cork(socket, 1)
+            }
         }
         scratch.removeAll(keepingCapacity: true)
     }
