@@ -73,7 +73,7 @@ public final class Responder: Sendable {
     ///
     /// It lets the layer above drop a parked long-poll waiter. It may be registered before or after
     /// ``respond(_:)``; if the request already ended, `body` runs immediately on the caller's thread. Otherwise it
-    /// runs on the libmicrohttpd worker thread that owns the connection (on the caller of `respond` for a
+    /// runs on the transport's worker thread that owns the connection (on the caller of `respond` for a
     /// detached responder), with no transport lock held, and must not block.
     public func onTermination(_ body: @escaping @Sendable () -> Void) {
         let registered = exchange.withLock { $0.state.addTerminationHandler(body) }
