@@ -40,15 +40,13 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        // Answers of one worker pass pushed to the network together, and each worker woken once per batch of
-        // resumes (the transport's epoll_wait and write hooks).
-        .target(name: "CAnswerBatching"),
-        // Each worker thread kept on a CPU of its own (the C library's CPU sets are macros).
-        .target(name: "CWorkerAffinity"),
+        // The transport's small C helpers, all under names of its own: corking a socket, releasing many corked
+        // sockets in one io_uring call, and the CPU sets of its worker threads (macros Swift cannot call).
+        .target(name: "CTransport"),
         // The HTTP transport: the only module that touches libmicrohttpd's pointers.
         .target(
             name: "MicroHTTP",
-            dependencies: ["CMicroHTTPD", "CAnswerBatching", "CWorkerAffinity"],
+            dependencies: ["CMicroHTTPD", "CTransport"],
             swiftSettings: strictSettings
         ),
         // OpenSSL's libcrypto (Debian's libssl-dev): SHA-256 for stored token hashes and request digests.
@@ -93,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "remvvm-server",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVMPostgres",
+                "ReMVVM", "ReMVVMServer", "MicroHTTP", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVMPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -176,7 +174,7 @@ let package = Package(
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient", swiftSettings: strictSettings),
         .testTarget(
             name: "MicroHTTPTests",
-            dependencies: ["MicroHTTP", "HTTPTestClient", "CAnswerBatching", "CWorkerAffinity", "CMicroHTTPD"],
+            dependencies: ["MicroHTTP", "HTTPTestClient", "CTransport", "CMicroHTTPD"],
             swiftSettings: strictSettings
         ),
         // Replays every crash the fuzzer found (Tests/FuzzCorpus/regressions) and the seed corpus.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A/B of two server builds: the same scenario on each, alternating, BENCH_REPEAT rounds, medians.
-# usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many|sse
+# usage: bench/ab.sh BINARY_A BINARY_B dispatch|dispatch-one|poll-one|poll-many|sse
 #   dispatch   scenario 1a (wrk, 64 connections over 64 sessions): req/s and server CPU µs per request
+#   dispatch-one  scenario 1b (wrk, 64 connections on one session): the same figures
 #   poll-one   scenario 2, 10,000 long-polls on one session: ms until the last answer
 #   poll-many  scenario 2, one long-poll on each of 10,000 sessions: ms until the last answer
 #   sse        scenario 3, 10,000 event streams on one session: ms until the last event
@@ -14,10 +15,10 @@
 # cp .build-bench/release/remvvm-server /tmp/a`.
 source "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || die "usage: bench/ab.sh BINARY_A BINARY_B dispatch|poll-one|poll-many|sse"
+[ $# -eq 3 ] || die "usage: bench/ab.sh BINARY_A BINARY_B dispatch|dispatch-one|poll-one|poll-many|sse"
 for binary in "$1" "$2"; do [ -x "$binary" ] || die "$binary is not an executable server build"; done
 scenario=$3
-case $scenario in dispatch | poll-one | poll-many | sse) ;; *) die "unknown scenario $scenario" ;; esac
+case $scenario in dispatch | dispatch-one | poll-one | poll-many | sse) ;; *) die "unknown scenario $scenario" ;; esac
 
 need_tools
 build_c
@@ -29,8 +30,10 @@ measure() {
     start_server
     local server=$PID line
     case $scenario in
-        dispatch)
-            "$BIN/mksessions" "$SERVER_PORT" 64 8 "$BIN/ab-sessions.txt" >/dev/null
+        dispatch | dispatch-one)
+            local sessions=64
+            [ "$scenario" = dispatch-one ] && sessions=1
+            "$BIN/mksessions" "$SERVER_PORT" "$sessions" 8 "$BIN/ab-sessions.txt" >/dev/null
             line=$(run_wrk "$SERVER_PORT" "$BIN/ab-sessions.txt" "$server")
             VALUE=$(field rps "$line")
             CPU=$(field cpu_us "$line")
@@ -54,7 +57,7 @@ say "== A/B, $scenario: A=$1 B=$2, $BENCH_REPEAT rounds"
 declare -A first cpu
 first[A]="" first[B]="" cpu[A]="" cpu[B]=""
 cpu_unit="ms"
-[ "$scenario" = dispatch ] && cpu_unit="µs per request"
+[[ $scenario == dispatch* ]] && cpu_unit="µs per request"
 for round in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
     # A first in odd rounds, B first in even ones: whatever a run leaves behind for the next (sockets in
@@ -71,7 +74,7 @@ for round in $(seq "$BENCH_REPEAT"); do
     done
 done
 unit="ms until the last answer"
-[ "$scenario" = dispatch ] && unit="req/s"
+[[ $scenario == dispatch* ]] && unit="req/s"
 for side in A B; do
     # shellcheck disable=SC2086
     note "$side: median $(median ${first[$side]}) $unit (runs:${first[$side]}); server CPU median $(median ${cpu[$side]}) $cpu_unit"

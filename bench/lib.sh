@@ -32,7 +32,8 @@ FLOOR_PORT=$((BENCH_PORT + 1))
 NGINX_PORT=$((BENCH_PORT + 2))
 BENCH_RESULTS=${BENCH_RESULTS:-$BIN/results.tsv}
 SCRATCH="$REPO_DIR/.build-bench"
-THREADS=2
+# Worker threads of every server measured (ours, the C floors, nginx): one per CPU, the server's own default.
+THREADS=${BENCH_THREADS:-$(nproc)}
 
 # Parked connections need file descriptors: take all the hard limit allows (client and server are
 # separate processes, each with its own limit).

@@ -69,6 +69,15 @@ cmhd_daemon_bind_port (struct MHD_Daemon *daemon)
   return (NULL == info) ? 0 : info->port;
 }
 
+/** The daemon's own epoll descriptor (external event loop mode), for the caller's epoll set; -1 if unknown. */
+static inline int
+cmhd_daemon_epoll_fd (struct MHD_Daemon *daemon)
+{
+  const union MHD_DaemonInfo *info =
+    MHD_get_daemon_info (daemon, MHD_DAEMON_INFO_EPOLL_FD);
+  return (NULL == info) ? -1 : info->epoll_fd;
+}
+
 /** Connections the daemon currently holds, suspended ones included; 0 if unknown. */
 static inline unsigned int
 cmhd_daemon_current_connections (struct MHD_Daemon *daemon)

@@ -2,6 +2,7 @@ import ArgumentParser
 import ExampleApp
 import Foundation
 import Logging
+import MicroHTTP
 import ReMVVM
 import ReMVVMServer
 import ServiceLifecycle
@@ -21,7 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on (REMVVM_HOST).") var host: String?
     @Option(help: "Port to listen on; 0 picks a free one (REMVVM_PORT).") var port: UInt16?
     @Option(name: .customLong("public-dir"), help: "Folder served at / (REMVVM_PUBLIC_DIR).") var publicDir: String?
-    @Option(help: "HTTP worker threads (REMVVM_THREADS).") var threads: Int?
+    @Option(help: "HTTP worker threads; default one per CPU (REMVVM_THREADS).") var threads: Int?
     @Option(name: .customLong("connection-limit"), help: "Open connections in total (REMVVM_CONNECTION_LIMIT).")
     var connectionLimit: Int?
     @Option(
@@ -137,7 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
             metadata: [
                 "public.dir": "\(configuration.publicDirectory)", "threads": "\(configuration.threads)",
                 "threads.cpus": "\(pinnedCPUs)", "answers": "\(server.answerRelease)",
-                "resumes.max_delay_ms": "\(Int(configuration.maxResumeDelay / .milliseconds(1)))",
+                "resumes.max_delay_ms": "\(Int(configuration.transportTuning.maxResumeDelay / .milliseconds(1)))",
                 "allocator": "\(Allocator.name)",
             ])
     }
@@ -173,12 +174,14 @@ struct ServeCommand: AsyncParsableCommand {
         if let wait = try maxPollWait ?? environment.number("REMVVM_MAX_POLL_WAIT") as Int? {
             configuration.maxPollWait = .seconds(wait)
         }
-        configuration.batchesAnswers = try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
-        configuration.releasesAnswersInOneCall = try !(noIOURing || environment.isOn("REMVVM_NO_IO_URING"))
-        configuration.pinsWorkers = try pinWorkers || environment.isOn("REMVVM_PIN_WORKERS")
+        configuration.transportTuning.batchesAnswers =
+            try !(noAnswerBatching || environment.isOn("REMVVM_NO_ANSWER_BATCHING"))
+        configuration.transportTuning.releasesAnswersInOneCall =
+            try !(noIOURing || environment.isOn("REMVVM_NO_IO_URING"))
+        configuration.transportTuning.pinsWorkers = try pinWorkers || environment.isOn("REMVVM_PIN_WORKERS")
         if let delay = try maxResumeDelay ?? environment.number("REMVVM_MAX_RESUME_DELAY") as Int? {
             guard delay >= 0 else { throw ValidationError("--max-resume-delay must be 0 or more milliseconds") }
-            configuration.maxResumeDelay = .milliseconds(delay)
+            configuration.transportTuning.maxResumeDelay = .milliseconds(delay)
         }
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }

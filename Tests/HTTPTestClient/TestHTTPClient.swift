@@ -172,6 +172,15 @@ public final class TestHTTPClient {
         return buffer
     }
 
+    /// Whether bytes from the server reach this client's socket within `timeout`, without reading them: safe to
+    /// call from another thread while the owning thread does not read.
+    public func bytesArrive(within timeout: Duration) -> Bool {
+        let milliseconds = Int32(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        var descriptor = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, milliseconds) == 1
+    }
+
     /// Whether the server closes the connection within `timeout` (reading and discarding anything it sends).
     public func waitForClose(timeout: Duration) -> Bool {
         let clock = ContinuousClock()

@@ -16,10 +16,9 @@ struct ServerConfigurationTests {
         configuration.connectionTimeout = 11
         configuration.connectionMemory = 16 * 1024
         configuration.maxBodySize = 4096
-        configuration.batchesAnswers = false
-        configuration.releasesAnswersInOneCall = false
-        configuration.pinsWorkers = true
-        configuration.maxResumeDelay = .milliseconds(3)
+        configuration.transportTuning.batchesAnswers = false
+        configuration.transportTuning.releasesAnswersInOneCall = false
+        configuration.transportTuning.pinsWorkers = true
         let transport = configuration.transport
         #expect(transport.host == "0.0.0.0")
         #expect(transport.port == 9090)
@@ -29,18 +28,16 @@ struct ServerConfigurationTests {
         #expect(transport.connectionTimeout == 11)
         #expect(transport.connectionMemoryLimit == 16 * 1024)
         #expect(transport.maxBodySize == 4096)
-        #expect(!transport.batchesAnswers)
-        #expect(!transport.releasesAnswersInOneCall)
-        #expect(transport.pinsWorkers)
-        #expect(transport.maxResumeDelay == .milliseconds(3))
+        #expect(!transport.tuning.batchesAnswers)
+        #expect(!transport.tuning.releasesAnswersInOneCall)
+        #expect(transport.tuning.pinsWorkers)
     }
 
     @Test func theDefaultsAreTheTransportsDefaults() {
         let transport = ServerConfiguration().transport
         let defaults = HTTPServerConfiguration()
-        #expect(transport.maxResumeDelay == defaults.maxResumeDelay)
-        #expect(transport.batchesAnswers == defaults.batchesAnswers)
-        #expect(transport.pinsWorkers == defaults.pinsWorkers)
+        #expect(transport.tuning == defaults.tuning)
+        #expect(transport.threadPoolSize == defaults.threadPoolSize)
         #expect(transport.connectionMemoryLimit == defaults.connectionMemoryLimit)
     }
 }

@@ -12,8 +12,9 @@
  *          32 KiB) and resumes made by one thread of their own, paced by remvvm-server's rule (after every
  *          batch, wait 800 ns per suspended connection, at most 8 ms, unless a fortieth of them is pending),
  *          so that resumes share libmicrohttpd's walk of its suspended connections, and each worker woken
- *          once per batch, after the whole batch is marked (remvvm-server's resume_wakeups.h: this file
- *          defines write, which holds back the resume thread's eventfd wake-ups until the batch ends).
+ *          once per batch, after the whole batch is marked (as remvvm-server did up to c44aac3; this
+ *          benchmark program, not a library, defines write to hold back the resume thread's eventfd
+ *          wake-ups until the batch ends).
  *          What libmicrohttpd alone costs at its best.
  * FLOOR_TOUCH_LINES=N (environment): each publish also touches N random cache lines of a 256 MiB buffer, a
  * stand-in for the memory a real server's change touches cold (BENCHMARKS.md, the round "each worker

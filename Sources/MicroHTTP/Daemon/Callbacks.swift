@@ -17,8 +17,9 @@ func mhdAccessHandler(
     _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let closure, let connection, let uploadDataSize, let requestContext else { return .NO }
-    let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
-    let handle = ConnectionHandle(pointer: connection)
+    let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
+    let core = worker.core
+    let handle = ConnectionHandle(pointer: connection, worker: worker)
     if requestContext.pointee == DirectAnswer.mark { return .NO }
     guard let existing = requestContext.pointee else {
         // First call, head only: set up the context. Answering here would cost keep-alive (libmicrohttpd then
@@ -32,7 +33,7 @@ func mhdAccessHandler(
     if size > 0 {
         uploadDataSize.pointee = 0
         guard let uploadData else { return .YES }
-        return responder.context.receive(UnsafeRawBufferPointer(start: uploadData, count: size)) ? .YES : .NO
+        return responder.receive(UnsafeRawBufferPointer(start: uploadData, count: size)) ? .YES : .NO
     }
     return core.continueRequest(responder, on: handle, url: url, method: method, version: version)
 }
@@ -46,8 +47,8 @@ func mhdURISeen(
     _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     guard let closure, let uri, let connection else { return nil }
-    let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
-    return core.screenURL(URLShape(uri), on: ConnectionHandle(pointer: connection))
+    let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
+    return worker.core.screenURL(URLShape(uri), on: ConnectionHandle(pointer: connection, worker: worker))
 }
 
 /// The request-completed callback (`MHD_OPTION_NOTIFY_COMPLETED`): the one place the transport's reference to a
@@ -61,20 +62,36 @@ func mhdRequestCompleted(
     guard let closure, let requestContext, let existing = requestContext.pointee else { return }
     requestContext.pointee = nil
     guard existing != DirectAnswer.mark else { return }
-    let core = Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue()
+    let core = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue().core
     core.endRequest(Unmanaged<Responder>.fromOpaque(existing).takeRetainedValue())
 }
 
-/// The connection callback (`MHD_OPTION_NOTIFY_CONNECTION`), installed only when workers are pinned: a
-/// connection starts on the worker that accepted it, which pins that worker on its first one.
+/// The connection callback (`MHD_OPTION_NOTIFY_CONNECTION`), on the worker: a connection opened counts against
+/// its client's limit (the counted client is kept in the socket context), and one closing leaves it and its
+/// worker's held answers.
 func mhdConnectionNotified(
     _ closure: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
     _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     _ code: MHD_ConnectionNotificationCode
 ) {
-    guard let closure, code == .CONNECTION_NOTIFY_STARTED else { return }
-    Unmanaged<ServerCore>.fromOpaque(closure).takeUnretainedValue().pinCurrentWorker()
+    guard let closure, let connection, let socketContext else { return }
+    let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED:
+        // The client's address plus one bit above it, so that a counted client is never a null context.
+        if let client = worker.core.connectionOpened(connection) {
+            socketContext.pointee = UnsafeMutableRawPointer(bitPattern: UInt(client) | (1 << 32))
+        }
+    case .CONNECTION_NOTIFY_CLOSED:
+        worker.forgetHeld(socket: cmhd_connection_socket(connection))
+        if let counted = socketContext.pointee {
+            socketContext.pointee = nil
+            worker.core.connectionClosed(client: UInt32(truncatingIfNeeded: UInt(bitPattern: counted)))
+        }
+    default:
+        break
+    }
 }
 
 /// The content reader of a streamed response (`MHD_ContentReaderCallback`).

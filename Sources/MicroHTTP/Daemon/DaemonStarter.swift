@@ -1,12 +1,13 @@
 import CMicroHTTPD
 import Glibc
 
-/// Starts a libmicrohttpd daemon from a configuration, and explains failures libmicrohttpd does not.
+/// Binds the listening socket and starts the workers' libmicrohttpd daemons from a configuration, and explains
+/// failures libmicrohttpd does not.
 enum DaemonStarter {
-    /// The daemon mode: worker threads with epoll, suspend/resume (which also turns on the inter-thread
-    /// channel, `MHD_USE_ITC`, that wakes a worker when another thread resumes one of its connections).
-    private static let flags =
-        MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+    /// The daemon mode: libmicrohttpd's epoll loop run by the caller (no thread of its own: `MHD_run` on the
+    /// worker), with suspend/resume. Without a thread of its own, libmicrohttpd sets up no inter-thread channel:
+    /// a resume only marks the connection, and the worker resumes on its own thread before its next pass.
+    private static let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
 
     /// Checks the configuration and returns the IPv4 address to bind.
     static func validate(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) -> sockaddr_in {
@@ -48,37 +49,81 @@ enum DaemonStarter {
         return address
     }
 
-    /// Starts the daemon; `core` must stay retained (by the caller) until `MHD_stop_daemon` returned.
-    /// With `pinsWorkers`, each new connection is announced to ``mhdConnectionNotified`` on its worker.
-    static func start(
-        _ configuration: HTTPServerConfiguration,
-        address: sockaddr_in,
-        core: UnsafeMutableRawPointer,
-        pinsWorkers: Bool
-    ) throws(HTTPServerError) -> OpaquePointer {
+    /// Binds and listens on `address`, for every worker's daemon to accept from; returns the socket and the
+    /// bound port. The workers share the one socket (each daemon watches a duplicate of it): whichever worker is
+    /// free and below its share of the connection limit accepts the next connection.
+    static func listen(
+        _ configuration: HTTPServerConfiguration, address: sockaddr_in
+    ) throws(HTTPServerError) -> (socket: Int32, port: UInt16) {
+        let endpoint = "\(configuration.host):\(configuration.port)"
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listening >= 0 else {
+            throw HTTPServerError.startFailed.with(
+                "cannot open a socket for \(endpoint): \(String(cString: strerror(errno)))")
+        }
+        var reuse: Int32 = 1
+        _ = setsockopt(listening, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = address
-        let daemon: OpaquePointer? = withUnsafeMutablePointer(to: &address) { addressPointer in
-            var options: [MHD_OptionItem] = [
-                item(.SOCK_ADDR, pointer: UnsafeMutableRawPointer(addressPointer)),
-                item(.CONNECTION_LIMIT, configuration.connectionLimit),
-                item(.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
-                item(.CONNECTION_TIMEOUT, configuration.connectionTimeout),
-                item(.LISTEN_BACKLOG_SIZE, configuration.listenBacklog),
-            ]
-            if configuration.threadPoolSize > 1 {
-                options.append(item(.THREAD_POOL_SIZE, configuration.threadPoolSize))
-            }
-            if configuration.perClientConnectionLimit > 0 {
-                options.append(item(.PER_IP_CONNECTION_LIMIT, configuration.perClientConnectionLimit))
-            }
-            options.append(item(.END, 0))
-            return options.withUnsafeBufferPointer { buffer in
-                cmhd_start_daemon(
-                    flags, configuration.port, mhdAccessHandler, core, mhdRequestCompleted, core, mhdURISeen, core,
-                    pinsWorkers ? mhdConnectionNotified : nil, core, buffer.baseAddress)
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard let daemon else { throw diagnose(configuration, address: address) }
+        guard bound == 0 else {
+            let code = errno
+            close(listening)
+            let reason = String(cString: strerror(code))
+            if code == EADDRINUSE {
+                throw HTTPServerError.addressInUse.with("cannot listen on \(endpoint): \(reason)")
+            }
+            throw HTTPServerError.bindFailed.with("cannot bind \(endpoint): \(reason)")
+        }
+        guard Glibc.listen(listening, Int32(clamping: configuration.listenBacklog)) == 0 else {
+            let code = errno
+            close(listening)
+            if code == EADDRINUSE {
+                throw HTTPServerError.addressInUse.with(
+                    "cannot listen on \(endpoint): \(String(cString: strerror(code)))")
+            }
+            throw HTTPServerError.startFailed.with("cannot listen on \(endpoint): \(String(cString: strerror(code)))")
+        }
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &local) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) }
+        }
+        return (listening, named == 0 ? UInt16(bigEndian: local.sin_port) : configuration.port)
+    }
+
+    /// Worker `index`'s share of the connection limit: an equal part, the first workers taking the remainder.
+    static func connectionLimit(_ configuration: HTTPServerConfiguration, worker index: Int, of count: Int) -> Int {
+        configuration.connectionLimit / count + (index < configuration.connectionLimit % count ? 1 : 0)
+    }
+
+    /// Starts one worker's daemon in external-epoll mode on `listening` (which the daemon then owns and closes),
+    /// with `closure` passed to every callback; the worker must outlive the daemon.
+    static func start(
+        _ configuration: HTTPServerConfiguration,
+        listening: Int32,
+        connectionLimit: Int,
+        closure: UnsafeMutableRawPointer
+    ) throws(HTTPServerError) -> OpaquePointer {
+        let options: [MHD_OptionItem] = [
+            item(.LISTEN_SOCKET, Int(listening)),
+            item(.CONNECTION_LIMIT, connectionLimit),
+            item(.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
+            item(.CONNECTION_TIMEOUT, configuration.connectionTimeout),
+            item(.END, 0),
+        ]
+        let daemon = options.withUnsafeBufferPointer { buffer in
+            cmhd_start_daemon(
+                flags, configuration.port, mhdAccessHandler, closure, mhdRequestCompleted, closure, mhdURISeen,
+                closure, mhdConnectionNotified, closure, buffer.baseAddress)
+        }
+        guard let daemon else {
+            throw HTTPServerError.startFailed.with(
+                "libmicrohttpd failed to start on \(configuration.host):\(configuration.port)")
+        }
         return daemon
     }
 
@@ -88,33 +133,5 @@ enum DaemonStarter {
 
     private static func item(_ option: MHD_OPTION, pointer: UnsafeMutableRawPointer) -> MHD_OptionItem {
         MHD_OptionItem(option: option, value: 0, ptr_value: pointer)
-    }
-
-    /// libmicrohttpd only says "failed": bind a probe socket the same way to learn and report why.
-    private static func diagnose(_ configuration: HTTPServerConfiguration, address: sockaddr_in) -> HTTPServerError {
-        let endpoint = "\(configuration.host):\(configuration.port)"
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard probe >= 0 else {
-            return HTTPServerError.startFailed.with("libmicrohttpd failed to start on \(endpoint)")
-        }
-        defer { close(probe) }
-        var reuse: Int32 = 1
-        _ = setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = address
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        if bound == 0 {
-            return HTTPServerError.startFailed.with(
-                "libmicrohttpd failed to start on \(endpoint) (the address itself can be bound)")
-        }
-        let code = errno
-        let reason = String(cString: strerror(code))
-        if code == EADDRINUSE {
-            return HTTPServerError.addressInUse.with("cannot listen on \(endpoint): \(reason)")
-        }
-        return HTTPServerError.bindFailed.with("cannot bind \(endpoint): \(reason)")
     }
 }

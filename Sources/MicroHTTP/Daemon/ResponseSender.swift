@@ -9,6 +9,7 @@ enum ResponseSender {
     /// Queues `response` on `connection`; the result is what the access handler must return.
     static func send(_ response: HTTPResponse, on connection: ConnectionHandle, core: ServerCore) -> MHD_Result {
         var response = response
+        core.willWrite(on: connection)
         if !(200...999).contains(response.status) {
             core.report("response status \(response.status) is not a final three-digit code; sent 500 instead")
             response = .problem(status: 500, title: "Internal Server Error", detail: "invalid response status")
@@ -70,6 +71,7 @@ enum ResponseSender {
             return Made(pointer: pointer, status: response.status, headers: response.headers)
 
         case .stream(let stream):
+            core.uncork(connection)  // Each chunk goes out as it is written.
             guard stream.attach(to: connection, core: core) else {
                 core.report("a ResponseStream was sent twice; answered 500")
                 let failure = HTTPResponse.problem(

@@ -1,9 +1,9 @@
 /// What the transport tracks of one request while it arrives: the body so far and where the exchange stands.
 ///
-/// It lives in the request's ``Responder`` (``Responder/context``), the object libmicrohttpd keeps in
+/// It lives in the request's ``Responder``, under the lock of its exchange, in the object libmicrohttpd keeps in
 /// `*con_cls` from the first access-handler call until the request-completed callback releases it, so a request
-/// costs one object rather than two. Only libmicrohttpd's callbacks for the connection touch it, and they run
-/// one at a time on the connection's worker thread.
+/// costs one object rather than two. Only libmicrohttpd's callbacks for the connection touch it, one at a time on
+/// the connection's worker thread.
 struct RequestContext {
     private let maxBodySize: Int
 

@@ -1,6 +1,6 @@
 /// Answers requests: the single seam between the transport and the layers above it.
 ///
-/// `handle` is called on a libmicrohttpd worker thread once the whole request (head and body) has arrived. It
+/// `handle` is called on one of the transport's worker threads once the whole request (head and body) has arrived. It
 /// must not block: answer at once through the responder, or keep the responder and answer later from any
 /// thread, in which case the transport parks the connection without holding a thread.
 public protocol HTTPHandler: Sendable {

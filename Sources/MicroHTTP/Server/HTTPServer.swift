@@ -1,33 +1,25 @@
 import CMicroHTTPD
-import CWorkerAffinity
 import Glibc
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd that hands complete requests to an ``HTTPHandler``.
 ///
-/// It runs libmicrohttpd's worker threads (epoll, one loop per thread) with suspend/resume, so requests
-/// answered later (long-poll) and idle event streams park their connections without holding a thread. A
-/// server is single-use: ``start()`` once, ``stop(answeringPendingWith:)`` once (further calls do nothing).
+/// It runs worker threads of its own (``HTTPServerConfiguration/threadPoolSize``), each driving one libmicrohttpd
+/// daemon's epoll loop on the shared listening socket, with suspend/resume, so requests answered later (long-poll)
+/// and idle event streams park their connections without holding a thread. A server is single-use: ``start()``
+/// once, ``stop(answeringPendingWith:)`` once (further calls do nothing).
 public final class HTTPServer: Sendable {
     private enum Lifecycle: Sendable {
         case idle
-        case running(Daemon)
+        case running([WorkerLoop])
         case stopping
         case stopped
-    }
-
-    /// The running daemon and the reference libmicrohttpd holds on the core.
-    // Safety: the daemon pointer is only used under the lifecycle lock while running, and by the one `stop`
-    // call that moved the lifecycle out of `.running`; the core reference is released exactly once, after
-    // `MHD_stop_daemon` returned.
-    private struct Daemon: @unchecked Sendable {
-        let pointer: OpaquePointer
-        let core: Unmanaged<ServerCore>
     }
 
     private let core: ServerCore
     private let lifecycle = Mutex(Lifecycle.idle)
     private let boundPort = Atomic<UInt16>(0)
+    private let pinnedCPUs = Mutex<[Int]>([])
 
     /// Creates a server; nothing is bound until ``start()``.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
@@ -45,35 +37,56 @@ public final class HTTPServer: Sendable {
             guard case .idle = lifecycle else {
                 throw HTTPServerError.alreadyStarted.with("start() called on a server that was already started")
             }
-            let address = try DaemonStarter.validate(core.configuration)
+            let configuration = core.configuration
+            let address = try DaemonStarter.validate(configuration)
             // libmicrohttpd suppresses SIGPIPE on its sockets, but sendfile and foreign sockets can still raise it.
             signal(SIGPIPE, SIG_IGN)
-            let retained = Unmanaged.passRetained(core)
-            let daemon: OpaquePointer
+            let (listening, port) = try DaemonStarter.listen(configuration, address: address)
+            let count = min(configuration.threadPoolSize, configuration.connectionLimit)
+            let cpus = configuration.tuning.pinsWorkers ? CPUSet.allowedCPUs() : []
+            var workers: [WorkerLoop] = []
             do throws(HTTPServerError) {
-                daemon = try DaemonStarter.start(
-                    core.configuration, address: address, core: retained.toOpaque(),
-                    pinsWorkers: !core.workerCPUs.isEmpty)
+                for index in 0..<count {
+                    let limit = DaemonStarter.connectionLimit(configuration, worker: index, of: count)
+                    guard let worker = WorkerLoop(core: core, index: index, connectionLimit: limit) else {
+                        throw HTTPServerError.startFailed.with("the kernel refused an epoll set or an eventfd")
+                    }
+                    // Each daemon owns (and closes) a descriptor of its own for the shared socket.
+                    let descriptor = index == 0 ? listening : dup(listening)
+                    guard descriptor >= 0 else {
+                        throw HTTPServerError.startFailed.with("cannot duplicate the listening socket")
+                    }
+                    let daemon: OpaquePointer
+                    do throws(HTTPServerError) {
+                        daemon = try DaemonStarter.start(
+                            configuration, listening: descriptor,
+                            connectionLimit: limit,
+                            closure: worker.callbackClosure)
+                    } catch {
+                        if index > 0 { close(descriptor) }  // The first is `listening`, closed below.
+                        throw error
+                    }
+                    workers.append(worker)
+                    guard worker.start(daemon: daemon, pinnedTo: cpus.isEmpty ? nil : cpus[index % cpus.count])
+                    else {
+                        throw HTTPServerError.startFailed.with("cannot start worker thread \(index)")
+                    }
+                }
             } catch {
-                retained.release()
-                throw error  // Nothing else was set up: start() may be retried.
+                // Nothing was served yet: stop what started; start() may be retried.
+                for worker in workers { worker.stopLoop() }
+                for worker in workers { worker.stopDaemon() }
+                if workers.isEmpty { close(listening) }
+                throw error
             }
             // Sockets parked before the thread runs are already in its epoll set and are reported once it does.
             if let watcher = core.watcher, !watcher.start() {
                 core.report("could not start the disconnect watcher thread; parked clients are not watched")
                 watcher.stop()
             }
-            if core.configuration.batchesAnswers, !core.batchesAnswers {
-                core.report("this executable does not route epoll_wait through the transport; answers are not batched")
-            }
-            if !core.workerCPUs.isEmpty, worker_affinity_unpins_children() == 0 {
-                core.report("pthread_create bypasses the transport's wrapper; pinned workers' threads keep their CPU")
-            }
-            if core.resumer != nil, !core.startResuming() {
-                core.report("could not start the resume thread; parked connections are resumed by their answerer")
-            }
-            boundPort.store(cmhd_daemon_bind_port(daemon), ordering: .releasing)
-            lifecycle = .running(Daemon(pointer: daemon, core: retained))
+            pinnedCPUs.withLock { $0 = cpus.isEmpty ? [] : (0..<count).map { cpus[$0 % cpus.count] } }
+            boundPort.store(port, ordering: .releasing)
+            lifecycle = .running(workers)
         }
     }
 
@@ -82,23 +95,30 @@ public final class HTTPServer: Sendable {
         boundPort.load(ordering: .acquiring)
     }
 
-    /// Whether answers are sent per worker pass (``HTTPServerConfiguration/batchesAnswers``): configured so,
-    /// and this process's `epoll_wait` is the transport's hook, which the executable must not replace.
-    public var batchesAnswers: Bool {
-        core.batchesAnswers
+    /// Whether answers are sent per worker pass (``TransportTuning/batchesAnswers``).
+    package var batchesAnswers: Bool {
+        core.configuration.tuning.batchesAnswers
     }
 
     /// Whether a worker releases a pass's held answers in one system call
-    /// (``HTTPServerConfiguration/releasesAnswersInOneCall``): configured so, answers are batched, and this
-    /// kernel and process allow io_uring's socket commands.
-    public var releasesAnswersInOneCall: Bool {
+    /// (``TransportTuning/releasesAnswersInOneCall``): configured so, answers are batched, and this kernel and
+    /// process allow io_uring's socket commands.
+    package var releasesAnswersInOneCall: Bool {
         core.releasesAnswersInOneCall
     }
 
-    /// The CPUs the worker threads are pinned to (``HTTPServerConfiguration/pinsWorkers``), in the order
-    /// workers take them as each accepts its first connection; empty when workers are not pinned.
-    public var workerCPUs: [Int] {
-        core.workerCPUs
+    /// The CPU each worker thread is pinned to, by worker (``TransportTuning/pinsWorkers``); empty when workers
+    /// are not pinned.
+    package var workerCPUs: [Int] {
+        pinnedCPUs.withLock { $0 }
+    }
+
+    /// How many worker threads run; 0 when not running.
+    public var workerCount: Int {
+        lifecycle.withLock { lifecycle in
+            guard case .running(let workers) = lifecycle else { return 0 }
+            return workers.count
+        }
     }
 
     /// Connections currently parked (suspended): unanswered requests plus idle streams. A metrics gauge.
@@ -106,11 +126,11 @@ public final class HTTPServer: Sendable {
         core.suspendedCount
     }
 
-    /// Connections the daemon holds, parked and idle keep-alive ones included; 0 when not running.
+    /// Connections the workers' daemons hold, parked and idle keep-alive ones included; 0 when not running.
     public var openConnections: Int {
         lifecycle.withLock { lifecycle in
-            guard case .running(let daemon) = lifecycle else { return 0 }
-            return Int(cmhd_daemon_current_connections(daemon.pointer))
+            guard case .running(let workers) = lifecycle else { return 0 }
+            return workers.reduce(0) { $0 + $1.openConnections }
         }
     }
 
@@ -119,22 +139,20 @@ public final class HTTPServer: Sendable {
     /// It answers every still-unanswered request (and every request arriving from now on, without calling the
     /// handler) with `fallback`, finishes every open stream, waits up to
     /// ``HTTPServerConfiguration/stopGracePeriod`` for those answers to go out, then closes all connections and
-    /// stops libmicrohttpd's threads. Termination handlers have all run when it returns. Idempotent. Never call
+    /// stops the worker threads. Termination handlers have all run when it returns. Idempotent. Never call
     /// it from inside ``HTTPHandler/handle(_:responder:)`` or a termination handler: it joins the worker threads.
     public func stop(answeringPendingWith fallback: HTTPResponse = .serverStopping) {
-        let running: Daemon? = lifecycle.withLock { lifecycle in
-            guard case .running(let daemon) = lifecycle else { return nil }
+        let running: [WorkerLoop]? = lifecycle.withLock { lifecycle in
+            guard case .running(let workers) = lifecycle else { return nil }
             lifecycle = .stopping
-            return daemon
+            return workers
         }
         guard let running else {
             waitUntilStopped()
             return
         }
-        // No MHD_quiesce_daemon: in 0.9.75 with a thread pool it races with a worker that drops the listening
-        // socket from its epoll set at the connection limit, and either side then aborts the process. Instead,
-        // from here on every new request gets `fallback` without reaching the handler, and the listening socket
-        // closes with MHD_stop_daemon.
+        // From here on every new request gets `fallback` without reaching the handler, and the listening socket
+        // closes with the last daemon.
         let pending = core.beginStopping(fallback: fallback)
         for responder in pending.parked {
             responder.respond(fallback)
@@ -151,12 +169,11 @@ public final class HTTPServer: Sendable {
             return
         }
         _ = waitUntil(deadline: core.configuration.stopGracePeriod) { !core.hasPendingExchanges }
-        // Every suspended connection was resumed above; stopping the resume thread while the daemon still runs
-        // means none of its calls can reach a freed connection, and any late resume is made by its caller.
-        core.resumer?.stop()
-        MHD_stop_daemon(running.pointer)
+        // Every suspended connection was resumed above. The loops stop first, so no worker runs its daemon while
+        // another thread stops it; a resume arriving after its worker's loop stopped is made by its caller.
+        for worker in running { worker.stopLoop() }
+        for worker in running { worker.stopDaemon() }
         core.watcher?.stop()
-        running.core.release()
         lifecycle.withLock { $0 = .stopped }
     }
 

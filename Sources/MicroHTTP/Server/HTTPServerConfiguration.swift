@@ -1,7 +1,7 @@
 /// How an ``HTTPServer`` binds, how many connections it keeps and how it guards memory.
 ///
-/// The defaults are the ones measured on the project's 2-core target: libmicrohttpd's own defaults (1,020
-/// connections, 32 KiB per connection) cap long-poll fan-out and double its memory.
+/// The thread count follows the machine; the connection defaults replace libmicrohttpd's own (1,020 connections,
+/// 32 KiB per connection), which cap long-poll fan-out and double its memory.
 public struct HTTPServerConfiguration: Sendable {
     /// The IPv4 address to bind: `"127.0.0.1"` (only this machine), `"0.0.0.0"` (every interface) or any
     /// other dotted quad; `"localhost"` means `127.0.0.1`.
@@ -10,13 +10,20 @@ public struct HTTPServerConfiguration: Sendable {
     /// The TCP port; 0 asks the kernel for a free one (read it back from ``HTTPServer/port``).
     public var port: UInt16 = 8080
 
-    /// libmicrohttpd worker threads, each with its own epoll loop; 1 runs a single polling thread.
-    public var threadPoolSize: Int = 2
+    /// Worker threads, each running its own libmicrohttpd daemon and epoll loop on the shared listening socket;
+    /// by default one per CPU this process may run on (``defaultThreadPoolSize``).
+    public var threadPoolSize: Int = HTTPServerConfiguration.defaultThreadPoolSize
 
-    /// Connections held at once, parked ones included (`MHD_OPTION_CONNECTION_LIMIT`).
+    /// One worker thread per CPU this process may run on (its affinity mask, so a container's or `taskset`'s
+    /// restriction counts): the workers never wait for each other, so more would only take turns on a CPU.
+    public static var defaultThreadPoolSize: Int { CPUSet.count }
+
+    /// Connections held at once, parked ones included; each worker's daemon takes an equal share
+    /// (`MHD_OPTION_CONNECTION_LIMIT`), and the listening socket is left to the workers with room.
     public var connectionLimit: Int = 10_000
 
-    /// Connections held at once per client IP; 0 means unlimited (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`).
+    /// Connections held at once per client IP, over all workers; 0 means unlimited. A connection beyond it is
+    /// closed unanswered.
     public var perClientConnectionLimit: Int = 0
 
     /// Bytes of libmicrohttpd memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`).
@@ -59,51 +66,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// ``Responder/onTermination(_:)`` and ``ResponseStream/onTermination(_:)`` handlers.
     public var detectsDisconnectedParkedClients: Bool = true
 
-    /// Whether the answers a worker gives during one pass of its event loop go out together when the pass
-    /// ends, instead of one by one as each is queued.
-    ///
-    /// A client holding many keep-alive connections in one loop (a reverse proxy, a load generator) is then
-    /// woken once per pass rather than once per answer. Holding an answer costs no system call (its send
-    /// carries `MSG_MORE`); releasing it is one `setsockopt` (`TCP_CORK` off), or a share of one io_uring call
-    /// (see ``releasesAnswersInOneCall``). An answer waits at most for the rest of its pass: the other requests
-    /// that were ready at the same moment. Only answers given while the handler runs are held; long-poll
-    /// answers and streams go out at once (held too, a fan-out's last answer came 6-12% later: its client waits
-    /// on every one). ``HTTPServer/batchesAnswers`` tells whether a running server does it.
-    public var batchesAnswers: Bool = true
-
-    /// Whether a worker releases the answers it held during a pass in one system call (an io_uring
-    /// submission of socket commands) rather than one `setsockopt` each, where the kernel allows it.
-    ///
-    /// Each release can wake the client, which on a busy machine then preempts the worker to read that one
-    /// answer, and the pass's answers trickle out one by one again; released in one call, the worker can be
-    /// preempted once, as it returns. It needs Linux 6.7 or later and a process that may use io_uring
-    /// (container runtimes' default seccomp profiles forbid it); elsewhere answers are released one by one.
-    /// Only matters with ``batchesAnswers``. ``HTTPServer/releasesAnswersInOneCall`` tells whether a running
-    /// server does it.
-    public var releasesAnswersInOneCall: Bool = true
-
-    /// Whether each worker thread is kept on a CPU of its own: worker `k`, as it accepts its first
-    /// connection, on the `k`-th CPU this process may run on (round robin when there are more workers).
-    ///
-    /// Left free, the scheduler can settle both workers on one CPU while the clients they share the machine
-    /// with run on the other, and keep them there: on the project's two cores that placement answered
-    /// dispatches 21% slower than workers apart, in some runs and not others. Pinned workers never share a
-    /// CPU, but neither can they move to an idle one: a fan-out that leaves one worker with more connections
-    /// than the other then takes longer (14% on 10,000 long-polls there), so it is off by default. Threads a
-    /// pinned worker starts (libdispatch grows its pool from the thread that queues work) get the worker's
-    /// former CPU set back. ``HTTPServer/workerCPUs`` tells the CPUs.
-    public var pinsWorkers: Bool = false
-
-    /// The longest a parked connection's answer waits for others to be resumed with it, reached with 10,000
-    /// connections parked and shorter in proportion below; zero resumes every answer at once.
-    ///
-    /// libmicrohttpd 0.9.7x walks every suspended connection for each batch of resumes a worker picks up, so
-    /// with thousands parked and answers trickling in (one long-poll on each of many sessions) resuming each
-    /// answer alone costs a walk per answer; waiting a little lets many share it. A batch that gathers a
-    /// fortieth of the parked connections goes at once, so a burst is not held back (``ResumePacing``). With
-    /// the default 8 ms, one long-poll on each of 10,000 sessions took 8-12% less CPU than with 4 ms paced
-    /// after small batches only (see BENCHMARKS.md).
-    public var maxResumeDelay: Duration = .milliseconds(8)
+    /// How the worker threads tune their event loops: measured choices the executable may switch for
+    /// benchmarks, not part of the public configuration (``TransportTuning``).
+    package var tuning = TransportTuning()
 
     /// How long ``HTTPServer/stop(answeringPendingWith:)`` waits for parked requests and open streams to
     /// deliver their last response before it closes every connection.
@@ -113,14 +78,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// rejected, a file that could not be opened), so the layer above can log them; called on any thread.
     public var diagnostics: (@Sendable (String) -> Void)?
 
-    /// Creates the default configuration (127.0.0.1:8080, 2 threads, 10,000 connections).
+    /// Creates the default configuration (127.0.0.1:8080, a thread per CPU, 10,000 connections).
     public init() {}
 
     /// Creates a configuration, naming only what differs from the defaults.
     public init(
         host: String = "127.0.0.1",
         port: UInt16 = 8080,
-        threadPoolSize: Int = 2,
+        threadPoolSize: Int = HTTPServerConfiguration.defaultThreadPoolSize,
         connectionLimit: Int = 10_000,
         perClientConnectionLimit: Int = 0,
         connectionMemoryLimit: Int = HTTPServerConfiguration.defaultConnectionMemoryLimit,
@@ -128,10 +93,6 @@ public struct HTTPServerConfiguration: Sendable {
         maxBodySize: Int = 1 << 20,
         listenBacklog: Int = 1024,
         detectsDisconnectedParkedClients: Bool = true,
-        batchesAnswers: Bool = true,
-        releasesAnswersInOneCall: Bool = true,
-        pinsWorkers: Bool = false,
-        maxResumeDelay: Duration = .milliseconds(8),
         stopGracePeriod: Duration = .seconds(2),
         diagnostics: (@Sendable (String) -> Void)? = nil
     ) {
@@ -145,10 +106,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxBodySize = maxBodySize
         self.listenBacklog = listenBacklog
         self.detectsDisconnectedParkedClients = detectsDisconnectedParkedClients
-        self.batchesAnswers = batchesAnswers
-        self.releasesAnswersInOneCall = releasesAnswersInOneCall
-        self.pinsWorkers = pinsWorkers
-        self.maxResumeDelay = maxResumeDelay
         self.stopGracePeriod = stopGracePeriod
         self.diagnostics = diagnostics
     }

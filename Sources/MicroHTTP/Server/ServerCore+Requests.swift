@@ -14,6 +14,7 @@ extension ServerCore {
     /// The first access-handler call, with the head complete: answers at once, unhandled, a head that leaves no
     /// room for an answer (431) and a declared body that is already too large (413).
     func beginRequest(_ responder: Responder, on connection: ConnectionHandle) -> MHD_Result {
+        willWrite(on: connection)  // A `100 Continue` libmicrohttpd may send now.
         guard ConnectionMemory(limit: configuration.connectionMemoryLimit).leavesRoomForAnswer(on: connection) else {
             // Not handled: libmicrohttpd might find no room for the answer's head, so it goes past it, and the
             // connection closes.
@@ -22,11 +23,11 @@ extension ServerCore {
         }
         guard let declared = RequestReader.declaredContentLength(of: connection) else { return .YES }
         guard declared > UInt64(configuration.maxBodySize) else {
-            responder.context.expectBody(length: Int(declared))
+            responder.expectBody(length: Int(declared))
             return .YES
         }
         // libmicrohttpd closes the connection after this answer and never reads the body.
-        responder.context.isDispatched = true
+        responder.markDispatched()
         return ResponseSender.send(.payloadTooLarge(limit: configuration.maxBodySize), on: connection, core: self)
     }
 
@@ -38,19 +39,20 @@ extension ServerCore {
         method: UnsafePointer<CChar>?,
         version: UnsafePointer<CChar>?
     ) -> MHD_Result {
-        guard !responder.context.isDispatched else {
+        let body: [UInt8]
+        switch responder.dispatch() {
+        case .resumed:
             return carryOut(responder.daemonResumed(connection, core: self), on: connection)
-        }
-        responder.context.isDispatched = true
-        if responder.context.bodyTooLarge {
+        case .bodyTooLarge:
             return ResponseSender.send(.payloadTooLarge(limit: configuration.maxBodySize), on: connection, core: self)
+        case .handle(let received):
+            body = received
         }
         if let fallback = stoppingFallback {
             return ResponseSender.send(fallback, on: connection, core: self)
         }
         let request = RequestReader.request(
-            connection: connection, url: url, method: method, version: version, body: responder.context.takeBody())
-        responder.beginHandling()
+            connection: connection, url: url, method: method, version: version, body: body)
         handler.handle(request, responder: responder)
         if let answer = responder.takeAnswerGivenDuringHandling() {
             // The fast path: no parking, and the answer leaves with the rest of this pass's.
@@ -58,7 +60,7 @@ extension ServerCore {
             return ResponseSender.send(answer, on: connection, core: self)
         }
         switch registerParked(responder) {
-        case .registered(let registration): responder.context.registration = registration
+        case .registered(let registration): responder.registration = registration
         case .stopping(let fallback): responder.respond(fallback)
         }
         return carryOut(responder.sendOrPark(connection, core: self), on: connection)
@@ -66,7 +68,7 @@ extension ServerCore {
 
     /// The request ended (completion callback): leaves the registry and runs termination handlers.
     func endRequest(_ responder: Responder) {
-        if let registration = responder.context.registration {
+        if let registration = responder.registration {
             unregisterParked(registration)
         }
         responder.end()

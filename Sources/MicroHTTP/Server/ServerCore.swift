@@ -1,17 +1,17 @@
-import CAnswerBatching
 import CMicroHTTPD
-import CWorkerAffinity
+import CTransport
+import Glibc
 import Synchronization
 
-/// The state a running server shares with libmicrohttpd's callbacks.
+/// The state a running server shares with libmicrohttpd's callbacks on every worker.
 ///
-/// libmicrohttpd gets a retained pointer to it as the access handler's and completion callback's closure, so
-/// it outlives every callback; ``HTTPServer`` releases that reference only after `MHD_stop_daemon` returned.
+/// Each worker (``WorkerLoop``) holds it, and libmicrohttpd gets the worker as every callback's closure, so it
+/// outlives every callback; ``HTTPServer`` drops the workers only after their daemons stopped.
 final class ServerCore: Sendable {
     /// Exchanges that may hold a suspended connection, so that `stop` can answer and resume them.
     private struct Registry: Sendable {
         var stoppingFallback: HTTPResponse?
-        /// Found again by the handle each responder keeps (``RequestContext/registration``): no hash per request.
+        /// Found again by the handle each responder keeps (``Responder/registration``): no hash per request.
         var parked = SlotTable<Responder>()
         var streams: [ObjectIdentifier: ResponseStream] = [:]
     }
@@ -19,18 +19,11 @@ final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: any HTTPHandler
     let watcher: DisconnectWatcher?
-    /// Resumes parked connections in batches (see ``ResumeQueue``); `nil` resumes on the caller's thread.
-    let resumer: ResumeQueue?
-    /// Whether answers given during `handle` are held until the worker's pass ends (see
-    /// ``HTTPServerConfiguration/batchesAnswers``): asked for, and the epoll_wait hook is in place.
-    let batchesAnswers: Bool
     /// Whether a worker releases a pass's held answers in one system call (see
-    /// ``HTTPServerConfiguration/releasesAnswersInOneCall``): asked for, batching, and the kernel allows it.
+    /// ``TransportTuning/releasesAnswersInOneCall``): asked for, batching, and the kernel allows it.
     let releasesAnswersInOneCall: Bool
-    /// The CPUs workers are pinned to, taken in turn (see ``HTTPServerConfiguration/pinsWorkers``); empty
-    /// when they are not pinned.
-    let workerCPUs: [Int]
-    private let pinnedWorkers = Atomic<Int>(0)
+    /// Connections per client address, when ``HTTPServerConfiguration/perClientConnectionLimit`` is set.
+    private let clients = Mutex<[UInt32: Int]>([:])
     private let registry = Mutex(Registry())
     private let suspended = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
@@ -39,51 +32,58 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.handler = handler
         watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
-        resumer = ResumeQueue()
-        batchesAnswers = configuration.batchesAnswers && answer_batching_is_active() != 0
         releasesAnswersInOneCall =
-            batchesAnswers && configuration.releasesAnswersInOneCall
-            && answer_batching_can_release_in_one_call() != 0
-        workerCPUs = configuration.pinsWorkers ? WorkerAffinity.allowedCPUs() : []
+            configuration.tuning.batchesAnswers && configuration.tuning.releasesAnswersInOneCall
+            && remvvm_uncork_ring_is_usable() != 0
     }
 
-    /// Pins the calling worker to the next CPU in ``workerCPUs``, the first time it runs this; must run on a
-    /// libmicrohttpd worker thread.
-    func pinCurrentWorker() {
-        guard !workerCPUs.isEmpty, worker_affinity_pin_attempted() == 0 else { return }  // Tried once per thread.
-        let turn = pinnedWorkers.wrappingAdd(1, ordering: .relaxed).oldValue
-        let cpu = workerCPUs[turn % workerCPUs.count]
-        let error = worker_affinity_pin(Int32(cpu))
-        if error != 0 {
-            report("could not pin a worker thread to CPU \(cpu) (error \(error)); it runs unpinned")
-        }
-    }
-
-    /// Holds the answer about to be queued on `connection` until this worker's pass ends; must run inside a
+    /// Holds the answer about to be queued on `connection` until its worker's pass ends; must run inside a
     /// libmicrohttpd callback for it, on its worker thread.
     func holdAnswer(on connection: ConnectionHandle) {
-        guard batchesAnswers else { return }
-        _ = answer_batching_hold(cmhd_connection_socket(connection.pointer), releasesAnswersInOneCall ? 1 : 0)
+        guard configuration.tuning.batchesAnswers else { return }
+        connection.worker.holdAnswer(socket: cmhd_connection_socket(connection.pointer))
     }
 
-    /// Starts resuming parked connections on the resume thread; while it runs, the thread retains `self`.
-    ///
-    /// Each batch costs every worker it touches a walk of its whole suspended list (see ``ResumeQueue``), so
-    /// the more connections are parked, the more answers should share one walk, each waiting at most
-    /// ``HTTPServerConfiguration/maxResumeDelay`` (see ``ResumePacing/server(suspended:maxDelay:)``). Within a
-    /// batch, the workers' wake-ups wait until every connection of the batch is marked (`resume_wakeups.h`):
-    /// one system call per worker instead of one per connection, and no worker walks a half-marked batch.
-    func startResuming() -> Bool {
-        resumer?.start(
-            pacing: { [self] in Self.resumePacing(configuration, suspended: suspendedCount) },
-            batchBegins: { resume_wakeups_defer() },
-            batchEnds: { _ = resume_wakeups_flush() }
-        ) { [self] connection in resumeNow(connection) } ?? false
+    /// libmicrohttpd is about to write on `connection` during this pass: pushed when the pass ends if its socket
+    /// is corked. Must run inside a libmicrohttpd callback for it.
+    func willWrite(on connection: ConnectionHandle) {
+        guard configuration.tuning.batchesAnswers else { return }
+        connection.worker.willWrite(socket: cmhd_connection_socket(connection.pointer))
     }
 
-    /// How the resume thread spaces its batches under `configuration` with `suspended` connections parked.
-    static func resumePacing(_ configuration: HTTPServerConfiguration, suspended: Int) -> ResumePacing {
-        .server(suspended: suspended, maxDelay: MonotonicClock.nanoseconds(of: configuration.maxResumeDelay))
+    /// What `connection` sends from now on goes out at once (it parks, or streams). Must run inside a
+    /// libmicrohttpd callback for it.
+    func uncork(_ connection: ConnectionHandle) {
+        guard configuration.tuning.batchesAnswers else { return }
+        connection.worker.uncork(socket: cmhd_connection_socket(connection.pointer))
+    }
+
+    // MARK: - Connections
+
+    /// A worker's daemon opened `connection`: counts it against its client's limit, and shuts its socket down when
+    /// over it, so libmicrohttpd closes it unanswered. Returns the client it counted, to pass to ``connectionClosed``.
+    func connectionOpened(_ connection: OpaquePointer) -> UInt32? {
+        let limit = configuration.perClientConnectionLimit
+        guard limit > 0, let address = cmhd_connection_client_address(connection),
+            address.pointee.sa_family == sa_family_t(AF_INET)
+        else { return nil }
+        let client = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+        let count = clients.withLock { clients -> Int in
+            clients[client, default: 0] += 1
+            return clients[client, default: 0]
+        }
+        if count > limit {
+            _ = shutdown(cmhd_connection_socket(connection), Int32(SHUT_RDWR))
+        }
+        return client
+    }
+
+    /// A connection ``connectionOpened`` counted for `client` closed.
+    func connectionClosed(client: UInt32) {
+        clients.withLock { clients in
+            let left = clients[client, default: 1] - 1
+            clients[client] = left > 0 ? left : nil
+        }
     }
 
     /// Connections currently suspended (parked requests and idle streams).
@@ -110,6 +110,8 @@ final class ServerCore: Sendable {
     /// Suspends `connection` and starts watching its socket; must run inside a libmicrohttpd callback for it.
     func park(_ connection: ConnectionHandle, watchedBy client: any ParkedClient) -> Parking {
         suspended.add(1, ordering: .acquiringAndReleasing)
+        connection.worker.didPark()
+        uncork(connection)
         MHD_suspend_connection(connection.pointer)
         var token: UInt64?
         if let watcher {
@@ -119,19 +121,24 @@ final class ServerCore: Sendable {
         return Parking(connection: connection, watchToken: token)
     }
 
-    /// Resumes a connection `park` suspended; callable from any thread, exactly once per parking.
+    /// Resumes a connection `park` suspended; callable from any thread, exactly once per parking. The
+    /// connection's worker resumes it before its next pass.
     ///
     /// The connection counts as suspended until libmicrohttpd was told, so `stop` waits for queued resumes.
     func resume(_ parking: Parking) {
         if let token = parking.watchToken {
             watcher?.unwatch(token: token)
         }
-        if resumer?.add(parking.connection) == true { return }
-        resumeNow(parking.connection)
+        guard !parking.connection.worker.queueResume(parking.connection) else { return }
+        // The worker's loop has stopped (the server is stopping, its daemon not yet): libmicrohttpd takes a
+        // resume from any thread, and its stop closes the connection.
+        MHD_resume_connection(parking.connection.pointer)
+        didResume()
+        parking.connection.worker.didResume()
     }
 
-    private func resumeNow(_ connection: ConnectionHandle) {
-        MHD_resume_connection(connection.pointer)
+    /// A worker told libmicrohttpd to resume a suspended connection.
+    func didResume() {
         suspended.subtract(1, ordering: .acquiringAndReleasing)
     }
 

@@ -1,7 +1,7 @@
 import Glibc
 
-/// A named thread that runs one body and is joined by whoever started it: the transport's resume and
-/// disconnect-watch threads, and the server's housekeeping.
+/// A named thread that runs one body and is joined by whoever started it: the transport's workers and
+/// disconnect-watch thread, and the server's housekeeping.
 ///
 /// Each of them blocks in a system call for as long as nothing happens, which a task of Swift's small
 /// concurrency pool must not do; a thread of its own, named, also shows up as itself in `top -H` and `perf`.

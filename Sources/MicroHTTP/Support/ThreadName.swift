@@ -1,7 +1,7 @@
 import Glibc
 
-/// Names the transport's own threads, so that `top -H`, `perf` and `/proc/<pid>/task/*/comm` tell them apart
-/// from libmicrohttpd's `MHD-worker`s and the Swift runtime's pool (a thread started with `pthread_create`
+/// Names the transport's own threads (`remvvm-http-N`, `remvvm-watch`), so that `top -H`, `perf` and
+/// `/proc/<pid>/task/*/comm` tell them apart from each other and the Swift runtime's pool (a thread started with `pthread_create`
 /// otherwise keeps the name of the thread that started it).
 ///
 /// It writes `/proc/thread-self/comm`, as `pthread_setname_np` does, because the C library's call is a GNU

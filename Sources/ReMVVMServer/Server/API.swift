@@ -3,7 +3,7 @@ import MicroHTTP
 import ReMVVM
 import ReMVVMPersistence
 
-/// The v1 API: routes each request to its endpoint. Runs on libmicrohttpd's worker threads
+/// The v1 API: routes each request to its endpoint. Runs on the transport's worker threads
 /// and never blocks them: a request that must wait parks its connection instead.
 final class API: HTTPHandler {
     let configuration: ServerConfiguration

@@ -8,8 +8,9 @@ public struct ServerConfiguration: Sendable {
     public var port: UInt16 = 8080
     /// The folder served at `/` (the web client and `openapi.yaml`).
     public var publicDirectory = "public"
-    /// libmicrohttpd worker threads.
-    public var threads = 2
+    /// HTTP worker threads, each running its own libmicrohttpd event loop; by default one per CPU this process may
+    /// run on (``HTTPServerConfiguration/defaultThreadPoolSize``).
+    public var threads = HTTPServerConfiguration.defaultThreadPoolSize
     /// Open connections in total; more are refused.
     public var connectionLimit = 10_000
     /// Open connections per client address (0 = no limit).
@@ -38,16 +39,9 @@ public struct ServerConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(15)
     /// Remembered `Idempotency-Key`s per session.
     public var idempotencyKeysPerSession = 256
-    /// Whether the answers of one worker pass leave together (``HTTPServerConfiguration/batchesAnswers``).
-    public var batchesAnswers = true
-    /// Whether a pass's held answers are released in one system call where the kernel allows it
-    /// (``HTTPServerConfiguration/releasesAnswersInOneCall``).
-    public var releasesAnswersInOneCall = true
-    /// Whether each HTTP worker thread is kept on a CPU of its own (``HTTPServerConfiguration/pinsWorkers``).
-    public var pinsWorkers = false
-    /// The longest a long-poll or stream answer waits to be resumed with others, at 10,000 parked
-    /// connections (``HTTPServerConfiguration/maxResumeDelay``); zero resumes each at once.
-    public var maxResumeDelay: Duration = .milliseconds(8)
+    /// How the HTTP workers tune their event loops (``TransportTuning``): for the executable's benchmark
+    /// switches, not part of the public configuration.
+    package var transportTuning = TransportTuning()
 
     /// The defaults: loopback on 8080, serving `public/`.
     public init() {}
@@ -62,10 +56,7 @@ public struct ServerConfiguration: Sendable {
         transport.connectionTimeout = connectionTimeout
         transport.connectionMemoryLimit = connectionMemory
         transport.maxBodySize = maxBodySize
-        transport.batchesAnswers = batchesAnswers
-        transport.releasesAnswersInOneCall = releasesAnswersInOneCall
-        transport.pinsWorkers = pinsWorkers
-        transport.maxResumeDelay = maxResumeDelay
+        transport.tuning = transportTuning
         return transport
     }
 }

@@ -64,13 +64,13 @@ public final class StoreServer: Sendable {
     /// The port the server listens on (after ``start()``).
     public var port: UInt16 { transport.port }
 
-    /// The CPUs the HTTP workers are pinned to (``ServerConfiguration/pinsWorkers``); empty when not pinned.
-    public var workerCPUs: [Int] { transport.workerCPUs }
+    /// The CPU each HTTP worker is pinned to (``TransportTuning/pinsWorkers``); empty when not pinned.
+    package var workerCPUs: [Int] { transport.workerCPUs }
 
     /// How the HTTP workers send the answers of one pass: `unbatched` (each as it is given), `batched`
     /// (together when the pass ends, one `setsockopt` each) or `batched+io_uring` (together, in one system
-    /// call); see ``ServerConfiguration/batchesAnswers`` and ``ServerConfiguration/releasesAnswersInOneCall``.
-    public var answerRelease: String {
+    /// call); see ``TransportTuning``.
+    package var answerRelease: String {
         guard transport.batchesAnswers else { return "unbatched" }
         return transport.releasesAnswersInOneCall ? "batched+io_uring" : "batched"
     }

@@ -20,17 +20,17 @@ struct LifecycleTests {
 
     /// The transport's own threads carry names of their own in `/proc` (and so in `top -H` and `perf`), instead
     /// of the name of whichever thread started them.
-    @Test func theResumeAndDisconnectThreadsAreNamed() throws {
+    @Test func theWorkerAndDisconnectThreadsAreNamed() throws {
         try withServer(handler: { _, responder in responder.respond(.text("")) }) { _ in
             // A thread names itself as it starts, which may be just after the server's start returned.
             var names = Self.threadNames()
             let deadline = ContinuousClock.now + .seconds(5)
-            while !(names.contains("remvvm-resume") && names.contains("remvvm-watch")) && ContinuousClock.now < deadline
+            while !(names.contains("remvvm-http-0") && names.contains("remvvm-watch")) && ContinuousClock.now < deadline
             {
                 usleep(1_000)
                 names = Self.threadNames()
             }
-            #expect(names.contains("remvvm-resume"), "threads: \(names)")
+            #expect(names.contains("remvvm-http-0"), "threads: \(names)")
             #expect(names.contains("remvvm-watch"), "threads: \(names)")
         }
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
-import MicroHTTP
+
+@testable import MicroHTTP
 
 /// Starts a server on 127.0.0.1 at an ephemeral port, runs `body`, and stops the server.
 func withServer(
@@ -39,3 +40,12 @@ extension HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": "text/plain"], body: .bytes(Array(text.utf8)))
     }
 }
+
+/// A worker of a server that never starts, for values that name a connection's worker without running one.
+let idleWorker: WorkerLoop = {
+    let core = ServerCore(configuration: HTTPServerConfiguration(), handler: ClosureHandler { _, _ in })
+    guard let worker = WorkerLoop(core: core, index: 0) else {
+        preconditionFailure("the kernel refused an epoll set or an eventfd")
+    }
+    return worker
+}()

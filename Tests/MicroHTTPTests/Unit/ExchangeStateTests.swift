@@ -6,7 +6,8 @@ import Testing
 struct ExchangeStateTests {
     private static let parking = Parking(
         connection: ConnectionHandle(
-            pointer: OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))), watchToken: 3)
+            pointer: OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)), worker: idleWorker),
+        watchToken: 3)
 
     private func parked() -> ExchangeState {
         var state = ExchangeState()

@@ -6,7 +6,8 @@ import Testing
 struct StreamStateTests {
     private static let parking = Parking(
         connection: ConnectionHandle(
-            pointer: OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))), watchToken: nil)
+            pointer: OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)), worker: idleWorker),
+        watchToken: nil)
 
     private func read(_ state: inout StreamState, max: Int = 64) -> (StreamState.ReadResult, [UInt8]) {
         var bytes = [UInt8](repeating: 0, count: max)

@@ -1,5 +1,5 @@
 /*
- * uncork_ring.c - see uncork_ring.h.
+ * uncork_ring.c - see include/remvvm_uncork_ring.h.
  *
  * A minimal io_uring, one per releasing thread, used only for IORING_OP_URING_CMD with
  * SOCKET_URING_OP_SETSOCKOPT (Linux 6.7). The kernel runs a socket's setsockopt command inline
@@ -12,7 +12,7 @@
  * optval is `addr3`.
  */
 #define _GNU_SOURCE
-#include "uncork_ring.h"
+#include "remvvm_uncork_ring.h"
 
 #include <errno.h>
 #include <linux/io_uring.h>
@@ -60,6 +60,7 @@ static __thread int thread_ring_failed;
 static pthread_key_t ring_key;
 static pthread_once_t ring_key_once = PTHREAD_ONCE_INIT;
 static const int uncorked = 0;
+static const int corked = 1;
 
 static void
 ring_destroy (struct ring *ring)
@@ -133,34 +134,47 @@ ring_create (void)
   return ring;
 }
 
-/* Queues "TCP_CORK off" for each socket, submits them in one call and reads the completions.
- * Returns how many commands failed, or -1 when the submission did (entries may then be left in
- * the ring, which must be dropped). A failed command's socket is uncorked with setsockopt instead,
- * so nothing stays held: its number may have been closed and reused during the pass for a file
- * that takes no socket commands, which says nothing about the ring. */
-static int
-ring_uncork (struct ring *ring, const int *sockets, int count)
+/* Writes one setsockopt (TCP_CORK, *value) command for `fd` into the submission queue at `index`. */
+static void
+ring_put_cork (struct ring *ring, unsigned index, int fd, const int *value, uint64_t user_data, uint8_t flags)
 {
-  if ((unsigned) count > ring->entries)
+  struct io_uring_sqe *sqe = &ring->sqes[index];
+  memset (sqe, 0, sizeof *sqe);
+  sqe->opcode = IORING_OP_URING_CMD;
+  sqe->flags = flags;
+  sqe->fd = fd;
+  sqe->cmd_op = SOCKET_URING_OP_SETSOCKOPT;
+  sqe->addr = (uint64_t) (uint32_t) IPPROTO_TCP | ((uint64_t) (uint32_t) TCP_CORK << 32);
+  sqe->splice_fd_in = (int32_t) sizeof *value; /* optlen */
+  sqe->addr3 = (uint64_t) (uintptr_t) value;   /* optval */
+  sqe->user_data = user_data;
+  ring->sq_array[index] = index;
+}
+
+/* Queues "TCP_CORK off" for each socket (followed, with `recork`, by "TCP_CORK on" again, linked so
+ * that it runs after), submits them in one call and reads the completions. Returns how many commands
+ * failed, or -1 when the submission did (entries may then be left in the ring, which must be dropped).
+ * A failed command's socket is set with setsockopt instead, so nothing stays held: its number may
+ * have been closed and reused during the pass for a file that takes no socket commands, which says
+ * nothing about the ring. */
+static int
+ring_uncork (struct ring *ring, const int *sockets, int count, int recork)
+{
+  const unsigned per_socket = recork ? 2u : 1u;
+  if ((unsigned) count * per_socket > ring->entries)
     return -1;
   unsigned tail = atomic_load_explicit (ring->sq_tail, memory_order_relaxed);
+  unsigned queued = 0;
   for (int i = 0; i < count; i++)
     {
-      unsigned index = (tail + (unsigned) i) & *ring->sq_mask;
-      struct io_uring_sqe *sqe = &ring->sqes[index];
-      memset (sqe, 0, sizeof *sqe);
-      sqe->opcode = IORING_OP_URING_CMD;
-      sqe->fd = sockets[i];
-      sqe->cmd_op = SOCKET_URING_OP_SETSOCKOPT;
-      sqe->addr = (uint64_t) (uint32_t) IPPROTO_TCP | ((uint64_t) (uint32_t) TCP_CORK << 32);
-      sqe->splice_fd_in = (int32_t) sizeof uncorked; /* optlen */
-      sqe->addr3 = (uint64_t) (uintptr_t) &uncorked; /* optval */
-      sqe->user_data = (uint64_t) i;
-      ring->sq_array[index] = index;
+      ring_put_cork (ring, (tail + queued++) & *ring->sq_mask, sockets[i], &uncorked, (uint64_t) i,
+                     recork ? IOSQE_IO_LINK : 0);
+      if (recork)
+        ring_put_cork (ring, (tail + queued++) & *ring->sq_mask, sockets[i], &corked, (uint64_t) i, 0);
     }
-  atomic_store_explicit (ring->sq_tail, tail + (unsigned) count, memory_order_release);
-  long submitted = syscall (__NR_io_uring_enter, ring->fd, (unsigned) count, 0u, 0u, NULL, 0ul);
-  if (submitted != count)
+  atomic_store_explicit (ring->sq_tail, tail + queued, memory_order_release);
+  long submitted = syscall (__NR_io_uring_enter, ring->fd, queued, 0u, 0u, NULL, 0ul);
+  if (submitted != (long) queued)
     return -1;
 
   int failed = 0;
@@ -173,7 +187,12 @@ ring_uncork (struct ring *ring, const int *sockets, int count)
         continue;
       failed++;
       if (cqe->res != -EBADF && cqe->user_data < (uint64_t) count)
-        (void) setsockopt (sockets[cqe->user_data], IPPROTO_TCP, TCP_CORK, &uncorked, sizeof uncorked);
+        {
+          int fd = sockets[cqe->user_data];
+          (void) setsockopt (fd, IPPROTO_TCP, TCP_CORK, &uncorked, sizeof uncorked);
+          if (recork)
+            (void) setsockopt (fd, IPPROTO_TCP, TCP_CORK, &corked, sizeof corked);
+        }
     }
   atomic_store_explicit (ring->cq_head, head, memory_order_release);
   return failed;
@@ -185,7 +204,7 @@ ring_for_thread (void)
 {
   if (thread_ring != NULL)
     return thread_ring;
-  if (thread_ring_failed || !uncork_ring_is_usable ())
+  if (thread_ring_failed || !remvvm_uncork_ring_is_usable ())
     return NULL;
   pthread_once (&ring_key_once, ring_make_key);
   struct ring *ring = ring_create ();
@@ -214,14 +233,14 @@ ring_give_up (void)
 }
 
 int
-uncork_ring_release (const int *sockets, int count)
+remvvm_uncork_ring_release (const int *sockets, int count, int recork)
 {
-  if (count < 2 || count > RING_ENTRIES)
+  if (count < 1 || count * (recork ? 2 : 1) > RING_ENTRIES)
     return 0;
   struct ring *ring = ring_for_thread ();
   if (ring == NULL)
     return 0;
-  if (ring_uncork (ring, sockets, count) < 0)
+  if (ring_uncork (ring, sockets, count, recork) < 0)
     {
       ring_give_up ();
       return 0;
@@ -230,7 +249,7 @@ uncork_ring_release (const int *sockets, int count)
 }
 
 int
-uncork_ring_is_usable (void)
+remvvm_uncork_ring_is_usable (void)
 {
   if (atomic_load_explicit (&ring_support, memory_order_relaxed) == RING_UNKNOWN)
     {
@@ -241,7 +260,7 @@ uncork_ring_is_usable (void)
       struct ring *ring = sockets[0] >= 0 && sockets[1] >= 0 ? ring_create () : NULL;
       if (ring != NULL)
         {
-          supported = ring_uncork (ring, sockets, 2) == 0;
+          supported = ring_uncork (ring, sockets, 2, 1) == 0;
           ring_destroy (ring);
         }
       for (int i = 0; i < 2; i++)

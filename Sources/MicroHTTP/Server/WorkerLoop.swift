@@ -1,0 +1,318 @@
+import CMicroHTTPD
+import CTransport
+import Glibc
+import Synchronization
+
+/// One worker of the transport: a thread the transport creates, running one libmicrohttpd daemon in its
+/// external-epoll mode, so that the transport decides what happens around each pass.
+///
+/// A pass: wait on the worker's own epoll set (the daemon's epoll descriptor and a wake-up eventfd), resume the
+/// connections other threads queued for this worker since the last pass, let libmicrohttpd process everything
+/// ready (`MHD_run`), then release the answers its handlers gave during the pass together.
+///
+/// - Resumes: libmicrohttpd 0.9.7x finds resumed connections by walking its whole list of suspended ones once per
+///   pass in which anything was resumed. Resuming on the worker right before `MHD_run` makes every resume queued
+///   since the last pass share one walk, and the queueing thread wakes the worker only when its list goes from
+///   empty to non-empty: one eventfd write per batch, not per resume. The busier the worker (the longer its
+///   walks), the more resumes each walk gathers.
+/// - Answers: a client holding many keep-alive connections in one loop (a reverse proxy, a load generator) is
+///   woken once per pass rather than once per answer. A connection whose handler answers at once is corked
+///   (`TCP_CORK`, one `setsockopt` the first time) and stays corked; the pass ends by pushing every corked socket
+///   written to during it, uncorking and corking each again, all in one io_uring submission where the kernel
+///   allows it, else two `setsockopt` each. A connection about to park or stream is uncorked, so that what it
+///   sends later goes out at once.
+final class WorkerLoop: Sendable {
+    /// What other threads hand this worker.
+    private struct Inbox: Sendable {
+        var resumes: [ConnectionHandle] = []
+        /// Queued resumes that start a batch before the pacing gap has passed (the last pacing's `enough`).
+        var enough = 1
+        var isStopping = false
+    }
+
+    /// The sockets a worker keeps corked, and those of them answered on during the current pass.
+    private struct Corks: Sendable {
+        /// Corked sockets: answered by a handler once, and kept corked between passes.
+        var corked: Set<Int32> = []
+        /// Corked sockets written to during the current pass, pushed when it ends.
+        var answered: [Int32] = []
+
+        mutating func forget(_ socket: Int32) {
+            corked.remove(socket)
+            if let index = answered.firstIndex(of: socket) {
+                answered.swapAt(index, answered.count - 1)
+                answered.removeLast()
+            }
+        }
+    }
+
+    /// The running daemon.
+    // Safety: the pointer is used by the worker thread between `start` and `stopLoop` (which joins it), and by
+    // `stopDaemon` after that; `openConnections` only reads libmicrohttpd's connection counter.
+    private struct Daemon: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// The epoll tokens of the two descriptors in the worker's own set.
+    private static let wakeToken: UInt64 = 0
+    private static let daemonToken: UInt64 = 1
+
+    let core: ServerCore
+    /// The worker's number, 0 up to the thread count.
+    let index: Int
+    /// The worker's share of the connection limit (its daemon's limit).
+    private let connectionLimit: UInt32
+    private let epollDescriptor: Int32
+    private let wakeDescriptor: Int32
+    private let inbox = Mutex(Inbox())
+    private let daemon = Mutex<Daemon?>(nil)
+    private let thread = Mutex<OwnedThread?>(nil)
+    /// The worker's corked sockets (only the worker thread touches them).
+    private let corks = Mutex(Corks())
+    /// Connections suspended on this worker's daemon, which its walk for resumes visits.
+    private let suspended = Atomic<Int>(0)
+    /// ``TransportTuning/maxResumeDelay`` in nanoseconds.
+    private let maxResumeDelay: Int64
+
+    /// A worker with its epoll set and wake-up eventfd; `nil` if the kernel refuses either.
+    init?(core: ServerCore, index: Int, connectionLimit: Int = Int(UInt32.max)) {
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { return nil }
+        let wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        guard wake >= 0, Self.add(wake, token: Self.wakeToken, to: epoll) else {
+            if wake >= 0 { close(wake) }
+            close(epoll)
+            return nil
+        }
+        self.core = core
+        self.index = index
+        self.connectionLimit = UInt32(clamping: connectionLimit)
+        maxResumeDelay = MonotonicClock.nanoseconds(of: core.configuration.tuning.maxResumeDelay)
+        epollDescriptor = epoll
+        wakeDescriptor = wake
+    }
+
+    deinit {
+        close(epollDescriptor)
+        close(wakeDescriptor)
+    }
+
+    private static func add(_ descriptor: Int32, token: UInt64, to epoll: Int32) -> Bool {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = token
+        return epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) == 0
+    }
+
+    /// The closure pointer libmicrohttpd passes back to every callback of this worker's daemon; the server keeps
+    /// the worker alive until its daemon has stopped.
+    var callbackClosure: UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    // MARK: - Lifecycle
+
+    /// Takes `pointer`, a daemon started in external-epoll mode with ``callbackClosure``, and starts the worker
+    /// thread, pinned to `cpu` when given; returns `false` if the daemon's epoll descriptor cannot be watched or
+    /// the thread cannot be created (the daemon is then the caller's to stop, with ``stopDaemon()``).
+    func start(daemon pointer: OpaquePointer, pinnedTo cpu: Int?) -> Bool {
+        let running = Daemon(pointer: pointer)
+        daemon.withLock { $0 = running }
+        let daemonEpoll = cmhd_daemon_epoll_fd(pointer)
+        guard daemonEpoll >= 0, Self.add(daemonEpoll, token: Self.daemonToken, to: epollDescriptor) else {
+            return false
+        }
+        let name = "remvvm-http-\(index)"
+        // While it runs, the thread holds the worker.
+        guard let started = OwnedThread.start(named: name, { [self] in run(running, pinnedTo: cpu) })
+        else { return false }
+        thread.withLock { $0 = started }
+        return true
+    }
+
+    /// Ends the worker's loop (after resuming what is queued) and waits for its thread. Idempotent.
+    func stopLoop() {
+        inbox.withLock { $0.isStopping = true }
+        guard let running = thread.withLock({ $0.take() }) else { return }
+        signal()
+        running.join()
+    }
+
+    /// Stops the daemon (after ``stopLoop()``): libmicrohttpd closes every connection, running their callbacks on
+    /// the calling thread, and the listening socket. Idempotent.
+    func stopDaemon() {
+        guard let stopped = daemon.withLock({ $0.take() }) else { return }
+        MHD_stop_daemon(stopped.pointer)
+    }
+
+    /// Connections this worker's daemon holds, parked ones included; 0 when not running.
+    var openConnections: Int {
+        daemon.withLock { daemon in daemon.map { Int(cmhd_daemon_current_connections($0.pointer)) } ?? 0 }
+    }
+
+    // MARK: - Resumes
+
+    /// Queues `connection`, suspended on this worker's daemon, to be resumed by the worker before its next pass;
+    /// callable from any thread. Returns `false` once the loop stopped: the caller then resumes it itself.
+    func queueResume(_ connection: ConnectionHandle) -> Bool {
+        let (accepted, wakes) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.isStopping else { return (false, false) }
+            inbox.resumes.append(connection)
+            return (true, inbox.resumes.count == 1 || inbox.resumes.count == inbox.enough)
+        }
+        // The first resume of a batch wakes the worker, and so does the one that makes the batch large enough to
+        // go before its gap has passed; the others join the batch it is about to take.
+        if wakes { signal() }
+        return accepted
+    }
+
+    /// A connection of this worker's daemon was suspended (on the worker).
+    func didPark() {
+        suspended.add(1, ordering: .relaxed)
+    }
+
+    /// A connection of this worker's daemon was resumed.
+    func didResume() {
+        suspended.subtract(1, ordering: .relaxed)
+    }
+
+    private func signal() {
+        var one: UInt64 = 1
+        // EAGAIN means the counter is already as high as it goes: the worker wakes anyway.
+        _ = withUnsafeBytes(of: &one) { Glibc.write(wakeDescriptor, $0.baseAddress, $0.count) }
+    }
+
+    // MARK: - Answers
+
+    /// Holds the answer about to be queued on `socket` until this pass ends; call it on the worker thread, inside a
+    /// libmicrohttpd callback for the socket's connection, before the answer is queued. The socket is corked the
+    /// first time and stays corked between passes: each pass's release pushes and corks it again in one step.
+    func holdAnswer(socket: Int32) {
+        guard socket >= 0 else { return }
+        let corksNow = corks.withLock { corks -> Bool in
+            if !corks.answered.contains(socket) { corks.answered.append(socket) }  // Pipelined: already there.
+            return corks.corked.insert(socket).inserted
+        }
+        if corksNow, remvvm_socket_cork(socket, 1) != 0 {
+            corks.withLock { $0.forget(socket) }  // Not corked: nothing to release.
+        }
+    }
+
+    /// libmicrohttpd is about to write something else on `socket` during this pass (an answer not given by the
+    /// handler, a `100 Continue`): a corked socket is pushed when the pass ends.
+    func willWrite(socket: Int32) {
+        corks.withLock { corks in
+            if corks.corked.contains(socket), !corks.answered.contains(socket) { corks.answered.append(socket) }
+        }
+    }
+
+    /// What is written on `socket` from now on must go out at once (a parked request's later answer, a stream's
+    /// chunks): uncorks it if corked, which also pushes what it holds.
+    func uncork(socket: Int32) {
+        let wasCorked = corks.withLock { corks -> Bool in
+            guard corks.corked.contains(socket) else { return false }
+            corks.forget(socket)
+            return true
+        }
+        if wasCorked { _ = remvvm_socket_cork(socket, 0) }
+    }
+
+    /// libmicrohttpd is closing `socket` (closing sends what it holds): a socket that later takes its number must
+    /// not be taken for corked.
+    func forgetHeld(socket: Int32) {
+        corks.withLock { $0.forget(socket) }
+    }
+
+    /// Pushes every corked socket answered on during the pass that just ended, together, and corks them again.
+    private func releaseHeldAnswers(_ scratch: inout [Int32]) {
+        corks.withLock { swap(&scratch, &$0.answered) }
+        guard !scratch.isEmpty else { return }
+        let inOneCall =
+            core.releasesAnswersInOneCall
+            && scratch.withUnsafeBufferPointer { remvvm_uncork_ring_release($0.baseAddress, Int32($0.count), 1) } == 1
+        if !inOneCall {
+            for socket in scratch {
+                _ = remvvm_socket_cork(socket, 0)
+                _ = remvvm_socket_cork(socket, 1)
+            }
+        }
+        scratch.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - The loop
+
+    private func run(_ daemon: Daemon, pinnedTo cpu: Int?) {
+        if let cpu {
+            let error = remvvm_pin_calling_thread(Int32(cpu))
+            if error != 0 {
+                core.report("could not pin worker \(index) to CPU \(cpu) (error \(error)); it runs unpinned")
+            }
+        }
+        var events = [epoll_event](repeating: epoll_event(), count: 2)
+        var resumes: [ConnectionHandle] = []
+        var released: [Int32] = []
+        var lastBatch: Int64 = 0
+        var paced: ResumePacing = .none
+        var waiting = false  // Resumes are queued, held back by the pacing.
+        while true {
+            var timeout: Int32 = -1
+            var milliseconds: UInt64 = 0
+            if MHD_get_timeout(daemon.pointer, &milliseconds) == .YES {
+                timeout = Int32(clamping: milliseconds)
+            }
+            if waiting {
+                // Until the gap has passed, in whole milliseconds, rounded up.
+                let left = lastBatch &+ paced.gap &- MonotonicClock.nanoseconds()
+                let gap = Int32(clamping: max(left, 0) / 1_000_000 + (left % 1_000_000 > 0 ? 1 : 0))
+                timeout = timeout < 0 ? gap : min(timeout, gap)
+            }
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                epoll_wait(epollDescriptor, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
+            if count < 0 {
+                guard errno == EINTR else {
+                    core.report("worker \(index) cannot wait for events (errno \(errno)); it stops serving")
+                    return
+                }
+                continue
+            }
+            if events.prefix(Int(count)).contains(where: { $0.data.u64 == Self.wakeToken }) {
+                // Consumed before the queue is taken: a resume queued after this read wakes the next wait.
+                var value: UInt64 = 0
+                _ = withUnsafeMutableBytes(of: &value) { Glibc.read(wakeDescriptor, $0.baseAddress, $0.count) }
+            }
+            let now = MonotonicClock.nanoseconds()
+            paced =
+                maxResumeDelay > 0
+                ? .worker(suspended: suspended.load(ordering: .relaxed), maxDelay: maxResumeDelay) : .none
+            let (stopping, held) = inbox.withLock { inbox -> (Bool, Bool) in
+                inbox.enough = paced.enough
+                let due = inbox.resumes.count >= paced.enough || now &- lastBatch >= paced.gap
+                if inbox.isStopping || due {
+                    swap(&resumes, &inbox.resumes)  // Both arrays keep their capacity: no allocation per batch.
+                }
+                return (inbox.isStopping, !inbox.resumes.isEmpty)
+            }
+            waiting = held
+            if !resumes.isEmpty {
+                for connection in resumes {
+                    MHD_resume_connection(connection.pointer)
+                    core.didResume()
+                }
+                suspended.subtract(resumes.count, ordering: .relaxed)
+                resumes.removeAll(keepingCapacity: true)
+                lastBatch = now
+            }
+            if stopping { return }
+            let before = cmhd_daemon_current_connections(daemon.pointer)
+            _ = MHD_run(daemon.pointer)
+            if before >= connectionLimit, cmhd_daemon_current_connections(daemon.pointer) < before {
+                // At its connection limit libmicrohttpd took the listening socket out of its epoll set, and puts it
+                // back as a pass begins: this pass freed a slot, so a second pass does that before the worker
+                // waits, or it would not see the next connection.
+                _ = MHD_run(daemon.pointer)
+            }
+            releaseHeldAnswers(&released)
+        }
+    }
+}
