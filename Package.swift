@@ -27,8 +27,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
+        // The JSON engine: parsing, encoding view models to bytes, decoding actions, RFC 6902 diff and apply.
+        .target(name: "ReMVVMJSON", swiftSettings: strictSettings),
         // The pure store core: no HTTP, no C.
-        .target(name: "ReMVVM", swiftSettings: strictSettings),
+        .target(name: "ReMVVM", dependencies: ["ReMVVMJSON"], swiftSettings: strictSettings),
         // Helpers for app authors' tests (TestStore, mock services).
         .target(name: "ReMVVMTesting", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
         // libmicrohttpd, as Debian's libmicrohttpd-dev installs it.
@@ -68,7 +70,7 @@ let package = Package(
         .target(
             name: "ReMVVMServer",
             dependencies: [
-                "ReMVVM", "MicroHTTP", "ReMVVMPersistence",
+                "ReMVVM", "ReMVVMJSON", "MicroHTTP", "ReMVVMPersistence",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -95,7 +97,8 @@ let package = Package(
         .executableTarget(
             name: "remvvm-bench",
             dependencies: [
-                "ReMVVM", "ExampleApp", "ReMVVMServer", "MicroHTTP", .product(name: "Logging", package: "swift-log"),
+                "ReMVVM", "ReMVVMJSON", "ExampleApp", "ReMVVMServer", "MicroHTTP",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -104,7 +107,8 @@ let package = Package(
         .target(
             name: "ReMVVMFuzzing",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "MicroHTTP", "ExampleApp", .product(name: "Logging", package: "swift-log"),
+                "ReMVVM", "ReMVVMJSON", "ReMVVMServer", "MicroHTTP", "ExampleApp",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -114,8 +118,14 @@ let package = Package(
             dependencies: ["ReMVVMFuzzing", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "ReMVVMTests", dependencies: ["ReMVVM", "ReMVVMTesting"], swiftSettings: strictSettings),
-        .testTarget(name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMTesting"], swiftSettings: strictSettings),
+        .testTarget(name: "ReMVVMJSONTests", dependencies: ["ReMVVMJSON"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ReMVVMTests", dependencies: ["ReMVVM", "ReMVVMJSON", "ReMVVMTesting"], swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMJSON", "ReMVVMTesting"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ReMVVMPersistenceTests",
             dependencies: [
@@ -144,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "ReMVVM", "MicroHTTP", "HTTPTestClient",
+                "ReMVVMServer", "ExampleApp", "ReMVVM", "ReMVVMJSON", "MicroHTTP", "HTTPTestClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MicroHTTP
 import ReMVVM
+import ReMVVMJSON
 import ReMVVMServer
 import Synchronization
 

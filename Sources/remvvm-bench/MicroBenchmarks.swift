@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
 import ReMVVM
+import ReMVVMJSON
 
 /// The two per-request JSON costs of a dispatch answer on their own, so a change to either shows up in
 /// nanoseconds rather than drowned in a whole dispatch:

@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
 import ReMVVM
+import ReMVVMJSON
 
 // In-process dispatch throughput of the store core (release build):
 //   swift run -c release remvvm-bench [iterations]

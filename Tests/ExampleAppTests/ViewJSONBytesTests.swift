@@ -1,4 +1,5 @@
 import ExampleApp
+import ReMVVMJSON
 import Testing
 
 @testable import ReMVVM
@@ -46,7 +47,7 @@ struct ViewJSONBytesTests {
     @Test(arguments: cases)
     func byteEncoderMatchesTheTree(_ example: Case) throws {
         let tree = try JSONValue(encoding: example.viewModel).serialized()
-        let written = JSONBytesEncoder.encode(example.viewModel)
+        let written = JSONValue.directSerialization(of: example.viewModel)
         let fast = try #require(written, "the byte encoder gave up")
         #expect(String(decoding: fast, as: UTF8.self) == String(decoding: tree, as: UTF8.self))
         #expect(try JSONValue.serializedEncoding(of: example.viewModel) == tree)

@@ -1,6 +1,7 @@
 import ExampleApp
 import HTTPTestClient
 import ReMVVM
+import ReMVVMJSON
 import Synchronization
 import Testing
 

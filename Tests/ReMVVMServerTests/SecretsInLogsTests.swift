@@ -2,6 +2,7 @@ import HTTPTestClient
 import InMemoryLogging
 import Logging
 import ReMVVM
+import ReMVVMJSON
 import ReMVVMServer
 import Testing
 

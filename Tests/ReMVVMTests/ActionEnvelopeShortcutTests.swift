@@ -1,4 +1,5 @@
 import Foundation
+import ReMVVMJSON
 import Testing
 
 @testable import ReMVVM

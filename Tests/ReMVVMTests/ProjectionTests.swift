@@ -1,4 +1,5 @@
 import ReMVVM
+import ReMVVMJSON
 import Testing
 
 @Suite("Projections")

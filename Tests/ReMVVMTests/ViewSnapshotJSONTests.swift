@@ -1,3 +1,4 @@
+import ReMVVMJSON
 import Testing
 
 @testable import ReMVVM

@@ -1,4 +1,5 @@
 import Foundation
+import ReMVVMJSON
 
 /// The wire names a store understands, and how to decode each into its typed action.
 ///
@@ -179,7 +180,7 @@ struct ActionDecoder: Sendable {
     let decode: @Sendable (JSONValue) throws -> any StoreAction
 
     init<Action: StoreAction>(_ type: Action.Type) {
-        decode = { try JSONValueDecoder.decode(Action.self, from: $0) }
+        decode = { try $0.decode(Action.self) }
     }
 }
 

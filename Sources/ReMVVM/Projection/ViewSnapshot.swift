@@ -1,3 +1,4 @@
+import ReMVVMJSON
 import Synchronization
 
 /// One view's value as of a version, shared by every reader of the store.
@@ -48,7 +49,7 @@ public final class ViewSnapshot: Sendable {
         let result = serialized.withLock { cached in
             if let cached { return cached }
             let result: Result<[UInt8], ViewEncodingError>
-            if let bytes = JSONBytesEncoder.encode(viewModel) {
+            if let bytes = JSONValue.directSerialization(of: viewModel) {
                 result = .success(bytes)
             } else {
                 // Never takes `serialized`, so holding it while `json()` takes `encoded` cannot deadlock.

@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import ReMVVM
+import ReMVVMJSON
 import Synchronization
 
 extension API {

@@ -1,5 +1,6 @@
 import MicroHTTP
 import ReMVVM
+import ReMVVMJSON
 import Synchronization
 
 /// Patches and answer bodies of one session, computed once and shared by every reader.

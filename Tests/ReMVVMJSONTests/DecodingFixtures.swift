@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+import ReMVVMJSON
 
 /// Decodable types exercising every path of `JSONValue.decode`, compared against `JSONDecoder` in
 /// `JSONValueDecodingTests`; all are `Equatable` so the two decoders' results can be compared.

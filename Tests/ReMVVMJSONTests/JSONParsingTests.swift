@@ -1,4 +1,4 @@
-import ReMVVM
+import ReMVVMJSON
 import Testing
 
 /// A document the parser must reject, with the byte offset the error must name.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ReMVVM
+@testable import ReMVVMJSON
 
 /// One value encoded three ways: the byte encoder alone, the public entry point, and the tree then serialized.
 struct BytesCase: Sendable, CustomTestStringConvertible {
@@ -25,16 +25,6 @@ struct BytesCase: Sendable, CustomTestStringConvertible {
 struct JSONBytesEncodingTests {
     typealias Fixtures = EncodingFixtures
     typealias Bytes = BytesEncodingFixtures
-
-    static let navigation: Navigation = {
-        var navigation = Navigation(tabs: [
-            Navigation.Tab(id: "home", root: Screen("home")),
-            Navigation.Tab(id: "settings", root: Screen("settings", params: ["z": "1", "a": "2", "é": "3"])),
-        ])
-        navigation.push(Screen("detail", params: ["id": "42", "from": "list"]))
-        navigation.showModal(Screen("login"))
-        return navigation
-    }()
 
     /// Values the byte encoder writes itself.
     static let fastCases: [BytesCase] = [
@@ -75,8 +65,6 @@ struct JSONBytesEncodingTests {
         .of("single value that encodes nothing", Bytes.WrapsSilent()),
         .of("coding paths read while encoding", Bytes.PathEcho()),
         .of("embedded JSONValue", Fixtures.HoldsJSON(payload: ["b": [1, 2.5, "x", .null, ["b": false, "a": []]]])),
-        .of("navigation", NavigationViewModel(navigation)),
-        .of("navigation without modal", NavigationViewModel(Navigation(tabs: [.init(id: "a", root: Screen("a"))]))),
         .of("top-level nil", Int?.none),
         .of("top-level string", "top\nlevel"),
         .of("top-level integer", Int64.min),

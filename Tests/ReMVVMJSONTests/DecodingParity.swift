@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+import ReMVVMJSON
 import Testing
 
 /// A `DecodingError` reduced to what parity with `JSONDecoder` compares: the case, the type or key it names,

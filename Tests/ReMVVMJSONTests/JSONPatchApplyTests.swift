@@ -1,4 +1,4 @@
-import ReMVVM
+import ReMVVMJSON
 import Testing
 
 /// A document, a patch and either the expected result or the failure it must report.

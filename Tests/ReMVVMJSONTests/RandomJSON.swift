@@ -1,4 +1,4 @@
-import ReMVVM
+import ReMVVMJSON
 
 /// Builds random documents and random edits of them, so diff/apply and parse/serialize round trips are
 /// checked on thousands of shapes nobody would write by hand.

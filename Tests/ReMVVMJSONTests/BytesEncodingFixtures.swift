@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+import ReMVVMJSON
 
 /// Codable types aimed at the byte encoder's edges: key order, containers used out of order, keys written twice.
 enum BytesEncodingFixtures {

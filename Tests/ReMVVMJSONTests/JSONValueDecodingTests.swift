@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+import ReMVVMJSON
 import Testing
 
 @Suite("JSONValue.decode")

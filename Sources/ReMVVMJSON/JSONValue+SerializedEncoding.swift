@@ -13,4 +13,11 @@ extension JSONValue {
         }
         return try JSONValue(encoding: value).serialized()
     }
+
+    /// The compact serialization of `value` when the byte encoder can write it in one forward pass, nil when
+    /// the caller must build the tree: for a caller that keeps the tree for other uses (a view snapshot) and
+    /// would rather build it once than have ``serializedEncoding(of:)`` build it and throw it away.
+    package static func directSerialization(of value: some Encodable) -> [UInt8]? {
+        JSONBytesEncoder.encode(value)
+    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+import ReMVVMJSON
 import Testing
 
 /// One value encoded both ways; the closure hides the value's type so one table can hold them all.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ReMVVM
+@testable import ReMVVMJSON
 
 /// An encoder a value kept after its encoding, for the test that it cannot write into a later encoding.
 // Only `aKeptEncoderCannotWriteIntoALaterEncoding` touches it, from one task.

@@ -1,4 +1,4 @@
-import ReMVVM
+import ReMVVMJSON
 import Testing
 
 @Suite("JSONPatch.diff(from:to:)")

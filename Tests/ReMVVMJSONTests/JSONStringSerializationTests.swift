@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ReMVVM
+@testable import ReMVVMJSON
 
 /// `JSONValue.appendString` scans contiguous UTF-8 in bulk; its output must be what escaping byte by byte,
 /// as documented on `serialize(into:)`, gives.

@@ -9,7 +9,7 @@ extension JSONParser {
     /// The type comes back as where its bytes are, not as a string: the registry compares them with its names in
     /// place, and a dispatch makes no string for its action's type. A type with an escape is left to the full
     /// parse too.
-    mutating func parseActionEnvelope() -> (type: Range<Int>, payload: JSONValue?)? {
+    package mutating func parseActionEnvelope() -> (type: Range<Int>, payload: JSONValue?)? {
         skipWhitespace()
         guard current == UInt8(ascii: "{") else { return nil }
         index += 1

@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+import ReMVVMJSON
 
 /// Codable types exercising every path of the encoder, compared against `JSONEncoder` in `JSONEncodingTests`.
 enum EncodingFixtures {
