@@ -34,6 +34,14 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// ``decode(_:userInfo:)`` with no user info, for the action registry, which decodes every payload this way:
+    /// building and converting even an empty user-info dictionary cost a noticeable part of a small payload.
+    package func decoded<T: Decodable>(as type: T.Type) throws -> T {
+        try JSONValueDecoder.decode(type, from: self)
+    }
+}
+
 extension JSONValueDecoder {
     /// Decodes `value` as `T` with no user info: ``JSONValue/decode(_:userInfo:)`` without building or
     /// converting a user-info dictionary, which cost a noticeable part of decoding a small action payload.
