@@ -5,7 +5,7 @@ import Testing
 struct SerializedDiffTests {
     /// The patch from the trees, serialized: what the byte differ must write, byte for byte.
     private static func treeDiff(_ old: JSONValue, _ new: JSONValue) -> String {
-        JSONPatch.diff(from: old, to: new).jsonValue.jsonString
+        JSONPatch.treeDiff(from: old, to: new).jsonValue.jsonString
     }
 
     private static func byteDiff(_ old: JSONValue, _ new: JSONValue) -> String? {
@@ -118,5 +118,19 @@ struct SerializedDiffTests {
         let bytes = try #require(
             JSONPatch.serializedDiff(fromSerialized: Array(#"{"x":1.50}"#.utf8), to: Array(#"{"x":1.5E0}"#.utf8)))
         #expect(String(decoding: bytes, as: UTF8.self) == #"[{"op":"replace","path":"/x","value":1.5E0}]"#)
+    }
+
+    /// What a client gets when the documents cannot be read: one replace of the whole, which leads to the new one.
+    @Test(arguments: [1, 2])
+    func theReplacementPatchLeadsToTheNewDocument(seed: UInt64) throws {
+        var random = RandomJSON(seed: seed)
+        for _ in 0..<200 {
+            let old = random.value(depth: 3)
+            let new = random.value(depth: 3)
+            let bytes = JSONPatch.serializedReplacement(with: new.serialized())
+            let patch = try JSONPatch(parsing: JSONValue(parsing: bytes))
+            #expect(patch == [.replace(path: [], value: new)])
+            #expect(try patch.apply(to: old) == new)
+        }
     }
 }

@@ -2,6 +2,12 @@
 ///
 /// Where `JSONEncoder` traps on misuse (asking one encoder for two kinds of container), this encoder lets the
 /// last request win instead, because a trap would take the whole server down.
+///
+/// Why there are two encoders: this one is the general one and defines the bytes (a tree can absorb a key
+/// written twice, a container written after its parent moved on, a value that throws halfway); the byte
+/// encoder (`JSONBytesEncoder`) writes the same bytes in one forward pass for the view models that need none of
+/// that, nearly all of them, and hands the others to this one. Production also needs the tree itself: the
+/// session-state answer embeds each view's tree, and RFC 6902 `apply` works on values.
 final class JSONValueEncoder: Encoder {
     /// Where this encoder's value sits in the document.
     let path: CodingPathNode

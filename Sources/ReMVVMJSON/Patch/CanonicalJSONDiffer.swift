@@ -1,8 +1,9 @@
-/// `JSONPatch.diff` run on two documents in this library's compact serialization, without building either
-/// tree: the operations are written straight into bytes, their values copied from the new document.
+/// The RFC 6902 differ: two documents in this library's compact serialization compared without building either
+/// tree, the operations written straight into bytes, their values copied from the new document.
 ///
-/// It follows ``JSONPatchDiffer`` rule for rule (the same member and element order, the same size estimates
-/// deciding when a container is replaced whole), so it writes the bytes `diff(from:to:).serialized()` would.
+/// Its rules are ``JSONPatch/serializedDiff(fromSerialized:to:)``'s. The tests hold it to a differ on trees
+/// (`JSONPatchDiffer`, a test oracle): the same member and element order, the same size estimates deciding
+/// when a container is replaced whole, so it writes the bytes the oracle's patch serializes to.
 /// Values are compared by their bytes, which for the canonical form is value equality, except for strings
 /// equal only under Unicode canonical equivalence and for `0.0` against `-0.0`: those count as changed here.
 ///
@@ -14,11 +15,11 @@ struct CanonicalJSONDiffer: ~Copyable {
     /// `[` and the operations so far, comma-separated.
     private(set) var output: [UInt8]
     /// Each operation's start in `output` (its separating comma included), and the estimated size of the
-    /// operations up to and including it, as ``JSONPatchDiffer`` counts it.
+    /// operations up to and including it, as the oracle counts it.
     private var operations: [(start: Int, cumulativeCost: Int)] = []
     /// The current location as it is written in a patch: each token pointer-escaped, then JSON-escaped.
     private var path: [UInt8] = []
-    /// ``JSONPatchDiffer``'s path cost: the unescaped length of every token plus one.
+    /// The path cost of an operation: the unescaped length of every token plus one.
     private var pathCost = 0
     /// The members or elements of the containers being compared, one level after the other (a stack: each
     /// level appends its own and removes them when done), so no level allocates lists of its own.
@@ -139,7 +140,7 @@ struct CanonicalJSONDiffer: ~Copyable {
         }
     }
 
-    // MARK: - The rules of JSONPatchDiffer
+    // MARK: - The rules
 
     /// Appends the operations turning `oldValue` into `newValue` at the current location.
     private mutating func diff(_ oldValue: Range<Int>, _ newValue: Range<Int>) {
@@ -248,7 +249,7 @@ struct CanonicalJSONDiffer: ~Copyable {
     }
 
     /// Swaps the operations since `start` for one `replace` of the current location when that is estimated
-    /// to be smaller, with ``JSONPatchDiffer``'s estimates.
+    /// to be smaller, with the size estimates.
     private mutating func replaceIfCheaper(since start: Int, with newValue: Range<Int>) {
         guard operations.count - start >= 2 else { return }
         let operationsCost = cumulativeCost(before: operations.count) - cumulativeCost(before: start)

@@ -133,7 +133,7 @@ struct CanonicalJSONScanner {
         return true
     }
 
-    /// `JSONPatchDiffer.estimatedSize(of:limit:)` of the (already checked) value at `value`, counting no
+    /// The estimated serialized size (as the differ counts it) of the (already checked) value at `value`, counting no
     /// further than just past `limit`.
     func estimatedSize(of value: Range<Int>, limit: Int) -> Int {
         switch bytes[value.lowerBound] {

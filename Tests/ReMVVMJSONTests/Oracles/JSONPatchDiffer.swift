@@ -1,4 +1,18 @@
-/// The state of one `JSONPatch.diff` run: the path being visited and the operations so far, each with an
+@testable import ReMVVMJSON
+
+extension JSONPatch {
+    /// The test oracle of ``JSONPatch/serializedDiff(fromSerialized:to:)``: the same rules run on two trees,
+    /// operation values and all. This was the production differ before the byte differ replaced it; the byte
+    /// differ must write exactly the bytes `treeDiff(from:to:).serialized()` gives for the parsed documents
+    /// (bar the byte-comparison exceptions it documents).
+    static func treeDiff(from old: JSONValue, to new: JSONValue) -> JSONPatch {
+        var differ = JSONPatchDiffer()
+        differ.diff(old, new)
+        return JSONPatch(operations: differ.operations)
+    }
+}
+
+/// The state of one `JSONPatch.treeDiff` run: the path being visited and the operations so far, each with an
 /// estimate of its serialized size so that a container can be replaced whole when that is smaller.
 struct JSONPatchDiffer {
     /// The operations found so far.
