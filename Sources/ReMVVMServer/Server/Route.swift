@@ -1,5 +1,3 @@
-import Glibc
-
 /// Where a request goes, decided from its path alone.
 enum Route: Equatable {
     case health
@@ -52,9 +50,12 @@ enum Route: Equatable {
 
     private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count >= literal.utf8CodeUnitCount else { return false }
+        // An indexed loop: the literals are a few bytes long.
         return literal.withUTF8Buffer { literal in
-            guard let base = bytes.baseAddress, let expected = literal.baseAddress else { return literal.isEmpty }
-            return memcmp(base, expected, literal.count) == 0
+            for offset in 0..<literal.count where bytes[offset] != literal[offset] {
+                return false
+            }
+            return true
         }
     }
 
