@@ -13,10 +13,17 @@ extension StoreAction {
 }
 
 extension StoreAction {
-    /// This action as `type`, if that is exactly its type; cheaper than `as?`, which also
-    /// looks through class hierarchies and bridging that actions never need.
+    /// This action as `type`, if that is exactly its type.
+    ///
+    /// Every reducer and typed middleware asks each action this, in generic code the compiler cannot specialize
+    /// for the app's types. Comparing the type objects is one comparison; the checked cast that follows is from
+    /// a type to itself, so it cannot fail. An `as?`, with or without that comparison, cost a third more per
+    /// dispatch of the example app (remvvm-bench "example app (4 middleware, 5 views)": about 1,750 ns against
+    /// 1,250 ns): unspecialized, a conditional cast instantiates `Optional<Other>`'s metadata on every call.
     @inline(__always)
     func exactly<Other: StoreAction>(_ type: Other.Type) -> Other? {
-        Self.self == Other.self ? unsafeBitCast(self, to: Other.self) : nil
+        guard Self.self == Other.self else { return nil }
+        // swift-format-ignore: NeverForceUnwrap
+        return (self as! Other)  // The same type: the checked cast cannot fail.
     }
 }

@@ -40,9 +40,14 @@ struct Projection<State>: Sendable {
 }
 
 extension ViewModel {
-    /// Whether `other` is a view model of the same type and value, without a dynamic cast.
+    /// Whether `other` is a view model of the same type and value.
+    ///
+    /// The types are compared before a checked cast that then cannot fail, for the reason
+    /// `StoreAction.exactly(_:)` gives: every projection asks this after every dispatch.
     @inline(__always)
     func isEqual<Other: ViewModel>(to other: Other) -> Bool {
-        Self.self == Other.self && unsafeBitCast(self, to: Other.self) == other
+        guard Self.self == Other.self else { return false }
+        // swift-format-ignore: NeverForceUnwrap
+        return (self as! Other) == other  // The same type: the checked cast cannot fail.
     }
 }

@@ -8,13 +8,10 @@ import Foundation
 /// Only super decoders, which the caller may keep, are separate instances. The decoder is also its own
 /// single-value container.
 final class JSONValueDecoder: Decoder {
-    // Safety (both properties): only `with(_:at:perform:)` writes them, each write a short access that runs no
-    // other code (the body runs between the writes, not inside one), so no access can overlap another and the
-    // runtime's dynamic exclusivity checks (a thread-local lookup per access) only cost time.
-    /// The value being decoded now.
-    @exclusivity(unchecked) private(set) var value: JSONValue
+    /// The value being decoded now; only ``with(_:at:perform:)`` changes it.
+    private(set) var value: JSONValue
     /// Where ``value`` sits in the document.
-    @exclusivity(unchecked) private(set) var path: CodingPathNode
+    private(set) var path: CodingPathNode
     let userInfo: [CodingUserInfoKey: Any]
 
     init(value: JSONValue, path: CodingPathNode, userInfo: [CodingUserInfoKey: Any]) {

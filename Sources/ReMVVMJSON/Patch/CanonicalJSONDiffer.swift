@@ -113,13 +113,11 @@ struct CanonicalJSONDiffer: ~Copyable {
     /// The working lists of a diff, kept for the next one: allocating them cost about a quarter of diffing a
     /// small view, which is what most long-poll answers carry.
     // Safety: a scratch is used by one diff at a time, on one thread; it reaches another thread only through
-    // the spare slot's atomic exchange, after the diff that used it gave its lists back. Its lists are only
-    // swapped in and out by `init` and `finish`, so accesses never overlap and the runtime's exclusivity check
-    // would only cost time.
+    // the spare slot's atomic exchange, after the diff that used it gave its lists back.
     private final class Scratch: @unchecked Sendable {
-        @exclusivity(unchecked) var operations: [(start: Int, cumulativeCost: Int)] = []
-        @exclusivity(unchecked) var path: [UInt8] = []
-        @exclusivity(unchecked) var ranges: [Range<Int>] = []
+        var operations: [(start: Int, cumulativeCost: Int)] = []
+        var path: [UInt8] = []
+        var ranges: [Range<Int>] = []
 
         private static let spare = SpareSlot<Scratch>()
         /// Lists that grew past this many elements (a huge view's) are dropped, not kept for the process's life.

@@ -8,12 +8,8 @@
 // `JSONBytesWriterCache`, whose atomic exchange hands it over whole, and only after `recycle` found no
 // encoder or container of the finished encoding still holding it.
 final class JSONBytesWriter: @unchecked Sendable {
-    /// The output and the open frames.
-    // Safety: every access is one short mutating call on `JSONBytesState` that runs no code outside this
-    // folder (the value's own `encode(to:)` runs between accesses, never inside one), so accesses cannot
-    // overlap and the runtime's exclusivity check (a thread-local lookup per call, about a sixth of a small
-    // view's encoding) only costs time.
-    @exclusivity(unchecked) var state = JSONBytesState()
+    /// The output and the open frames, one struct so that each container operation is one access.
+    var state = JSONBytesState()
 
     /// Writes `"key":value` into the object at `handle`, `value` encoded as `JSONValueEncoder.encode(_:at:)`
     /// builds it. The path is an autoclosure so that primitives never build it.
