@@ -7,7 +7,7 @@ extension JSONValue {
     /// through `JSONValue(encoding:)` instead, so the bytes, and the errors, are always the same.
     ///
     /// - Throws: whatever `JSONValue(encoding:)` throws for `value`.
-    public static func serializedEncoding(of value: some Encodable) throws -> [UInt8] {
+    package static func serializedEncoding(of value: some Encodable) throws -> [UInt8] {
         if let bytes = JSONBytesEncoder.encode(value) {
             return bytes
         }

@@ -82,7 +82,7 @@ public struct ActionRegistry: Sendable {
     /// one pass, without building the envelope objects, and each payload decoded straight from its parsed value.
     /// Invalid JSON anywhere in the body is reported before any problem with an envelope's shape; envelopes are
     /// then checked and decoded in order, and the first problem throws.
-    public func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError) -> [any StoreAction] {
+    package func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError) -> [any StoreAction] {
         let bytes = Array(json)
         var parser = JSONParser(bytes: bytes, maxDepth: Self.maxDepth)
         let envelopes: ActionEnvelopes
@@ -130,7 +130,7 @@ public struct ActionRegistry: Sendable {
     }
 
     /// Decodes one action from its wire name and its payload's JSON (nil for no payload).
-    public func decodeAction(type wireName: String, payload: Data?) throws(ActionDecodingError) -> any StoreAction {
+    package func decodeAction(type wireName: String, payload: Data?) throws(ActionDecodingError) -> any StoreAction {
         guard let payload else { return try decodePayload(.null, type: wireName, index: nil) }
         do {
             return try decodePayload(try JSONValue(parsing: payload), type: wireName, index: nil)
@@ -188,18 +188,18 @@ struct ActionDecoder: Sendable {
 }
 
 /// An action in its wire form `{"type": wire name, "payload": action}`, for encoding (logs, clients).
-public struct ActionEnvelope: Encodable, Sendable {
+package struct ActionEnvelope: Encodable, Sendable {
     /// The action.
-    public let action: any StoreAction
+    package let action: any StoreAction
 
     /// Wraps `action`.
-    public init(_ action: any StoreAction) {
+    package init(_ action: any StoreAction) {
         self.action = action
     }
 
     private enum CodingKeys: String, CodingKey { case type, payload }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(action.wireName, forKey: .type)
         try container.encode(action, forKey: .payload)

@@ -7,13 +7,13 @@ import Synchronization
 /// computed on first use and then reused by every response, patch and stream that needs them.
 /// The bytes and the tree are cached apart: dispatch answers only need the bytes, which are written
 /// straight from the view model, and only patches pay for the tree.
-public final class ViewSnapshot: Sendable {
+package final class ViewSnapshot: Sendable {
     /// The view's name.
-    public let name: String
+    package let name: String
     /// The first version at which the view had this value.
-    public let version: UInt64
+    package let version: UInt64
     /// The view model itself.
-    public let viewModel: any ViewModel
+    package let viewModel: any ViewModel
     private let encoded = Mutex<Result<JSONValue, ViewEncodingError>?>(nil)
     private let serialized = Mutex<Result<[UInt8], ViewEncodingError>?>(nil)
 
@@ -24,7 +24,7 @@ public final class ViewSnapshot: Sendable {
     }
 
     /// The view model as a JSON value, encoded once.
-    public func json() throws(ViewEncodingError) -> JSONValue {
+    package func json() throws(ViewEncodingError) -> JSONValue {
         let result = encoded.withLock { cached in
             if let cached { return cached }
             let result: Result<JSONValue, ViewEncodingError>
@@ -45,7 +45,7 @@ public final class ViewSnapshot: Sendable {
     /// for ``json()``) and serialized, which gives the same bytes or the error. Encoding runs under the lock,
     /// so concurrent first readers wait for one encoding instead of repeating it, and a failure is cached
     /// like a success.
-    public func jsonBytes() throws(ViewEncodingError) -> [UInt8] {
+    package func jsonBytes() throws(ViewEncodingError) -> [UInt8] {
         let result = serialized.withLock { cached in
             if let cached { return cached }
             let result: Result<[UInt8], ViewEncodingError>
@@ -67,11 +67,11 @@ public final class ViewSnapshot: Sendable {
 }
 
 /// A view model that could not be encoded as JSON (for example a non-finite number).
-public struct ViewEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ViewEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The view whose model failed.
-    public let view: String
+    package let view: String
     /// What the encoder said.
-    public let underlying: String
+    package let underlying: String
 
-    public var description: String { "view '\(view)' could not be encoded: \(underlying)" }
+    package var description: String { "view '\(view)' could not be encoded: \(underlying)" }
 }

@@ -22,7 +22,7 @@ extension JSONValue {
     ///   - type: The type to decode, usually inferred.
     ///   - userInfo: What the decoded types find in `Decoder.userInfo`.
     /// - Throws: `DecodingError`, or any error a type's own `init(from:)` throws.
-    public func decode<T: Decodable>(
+    package func decode<T: Decodable>(
         _ type: T.Type = T.self,
         userInfo: [CodingUserInfoKey: any Sendable] = [:]
     ) throws -> T {

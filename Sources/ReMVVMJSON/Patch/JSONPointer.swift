@@ -2,38 +2,38 @@
 ///
 /// Tokens are stored unescaped (`"a/b"` is one token) and escaped only when written, `~` as `~0` and `/` as
 /// `~1`, so code building paths never has to think about escaping.
-public struct JSONPointer: Sendable, Hashable {
+package struct JSONPointer: Sendable, Hashable {
     /// The unescaped reference tokens, outermost first; empty for the whole document.
-    public var tokens: [String]
+    package var tokens: [String]
 
     /// A pointer made of already-unescaped tokens.
-    public init(tokens: [String] = []) {
+    package init(tokens: [String] = []) {
         self.tokens = tokens
     }
 
     /// The pointer to the whole document (`""`).
-    public static let root = JSONPointer()
+    package static let root = JSONPointer()
 
     /// Whether this points at the whole document.
-    public var isRoot: Bool { tokens.isEmpty }
+    package var isRoot: Bool { tokens.isEmpty }
 
     /// The pointer to the container holding the target, or `nil` for the root, which has none.
-    public var parent: JSONPointer? {
+    package var parent: JSONPointer? {
         isRoot ? nil : JSONPointer(tokens: Array(tokens.dropLast()))
     }
 
     /// This pointer extended by one (unescaped) token, for building paths while walking a document.
-    public func appending(_ token: String) -> JSONPointer {
+    package func appending(_ token: String) -> JSONPointer {
         JSONPointer(tokens: tokens + [token])
     }
 
     /// This pointer extended by an array index.
-    public func appending(index: Int) -> JSONPointer {
+    package func appending(index: Int) -> JSONPointer {
         appending(String(index))
     }
 
     /// Whether `self` lies strictly inside `other`, which is what makes `move` into one's own child invalid.
-    public func isProperDescendant(of other: JSONPointer) -> Bool {
+    package func isProperDescendant(of other: JSONPointer) -> Bool {
         tokens.count > other.tokens.count && tokens.starts(with: other.tokens)
     }
 
@@ -51,7 +51,7 @@ public struct JSONPointer: Sendable, Hashable {
 extension JSONPointer: LosslessStringConvertible {
     /// Parses the string form (`"/a/0/b~1c"`), or returns `nil` when it does not start with `/` or holds a `~`
     /// that is not `~0` or `~1`.
-    public init?(_ description: String) {
+    package init?(_ description: String) {
         guard !description.isEmpty else {
             self.init()
             return
@@ -70,7 +70,7 @@ extension JSONPointer: LosslessStringConvertible {
     }
 
     /// The escaped string form, as it appears in a patch document.
-    public var description: String {
+    package var description: String {
         var result = ""
         for token in tokens {
             result.append("/")
@@ -106,7 +106,7 @@ extension JSONPointer: LosslessStringConvertible {
 
 extension JSONPointer: ExpressibleByArrayLiteral {
     /// Lets a pointer be written as its tokens (`["items", "0"]`), which needs no escaping.
-    public init(arrayLiteral tokens: String...) {
+    package init(arrayLiteral tokens: String...) {
         self.init(tokens: tokens)
     }
 }

@@ -1,16 +1,16 @@
 import ReMVVM
 
 /// A session rebuilt from storage, ready to be served again.
-public struct RestoredSession: Sendable {
+package struct RestoredSession: Sendable {
     /// Its identity: the same id, token and epoch as before the restart.
-    public let record: SessionRecord
+    package let record: SessionRecord
     /// Its store, at the restored version, logging new commits.
-    public let store: any ProjectedStore
+    package let store: any ProjectedStore
     /// Runs the app's restore hook; call it once the session is back in service.
-    public let resume: @Sendable () -> Void
+    package let resume: @Sendable () -> Void
 
     /// A restored session.
-    public init(record: SessionRecord, store: any ProjectedStore, resume: @escaping @Sendable () -> Void) {
+    package init(record: SessionRecord, store: any ProjectedStore, resume: @escaping @Sendable () -> Void) {
         self.record = record
         self.store = store
         self.resume = resume
