@@ -10,16 +10,15 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "remvvm-server",
     platforms: [.macOS(.v15)],
+    // What other packages use. The example app, the benchmark and the fuzz target are targets only: the
+    // scripts build them by name (`swift build --product remvvm-bench`), as SwiftPM offers every executable.
     products: [
         .library(name: "ReMVVM", targets: ["ReMVVM"]),
         .library(name: "ReMVVMTesting", targets: ["ReMVVMTesting"]),
         .library(name: "ReMVVMServer", targets: ["ReMVVMServer"]),
         .library(name: "ReMVVMPersistence", targets: ["ReMVVMPersistence"]),
         .library(name: "ReMVVMSQLite", targets: ["ReMVVMSQLite"]),
-        .library(name: "ExampleApp", targets: ["ExampleApp"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
-        .executable(name: "remvvm-bench", targets: ["remvvm-bench"]),
-        .executable(name: "remvvm-fuzz", targets: ["remvvm-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
