@@ -7,6 +7,9 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The JSON engine and the store core also say which imports their interfaces show (`public import`).
+let coreSettings = strictSettings + [.enableUpcomingFeature("InternalImportsByDefault")]
+
 let package = Package(
     name: "remvvm-server",
     platforms: [.macOS(.v15)],
@@ -27,9 +30,9 @@ let package = Package(
     ],
     targets: [
         // The JSON engine: parsing, encoding view models to bytes, decoding actions, RFC 6902 diff and apply.
-        .target(name: "ReMVVMJSON", swiftSettings: strictSettings),
+        .target(name: "ReMVVMJSON", swiftSettings: coreSettings),
         // The pure store core: no HTTP, no C.
-        .target(name: "ReMVVM", dependencies: ["ReMVVMJSON"], swiftSettings: strictSettings),
+        .target(name: "ReMVVM", dependencies: ["ReMVVMJSON"], swiftSettings: coreSettings),
         // Helpers for app authors' tests (TestStore, mock services).
         .target(name: "ReMVVMTesting", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
         // libmicrohttpd, as Debian's libmicrohttpd-dev installs it.

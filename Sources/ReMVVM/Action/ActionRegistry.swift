@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ReMVVMJSON
 
 /// The wire names a store understands, and how to decode each into its typed action.

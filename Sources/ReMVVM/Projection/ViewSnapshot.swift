@@ -1,4 +1,4 @@
-import ReMVVMJSON
+package import ReMVVMJSON
 import Synchronization
 
 /// One view's value as of a version, shared by every reader of the store.
