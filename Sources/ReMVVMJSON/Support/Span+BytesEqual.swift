@@ -1,6 +1,7 @@
 extension Span where Element == UInt8 {
     /// Whether these bytes are `other`'s, compared eight at a time: names on every request's path (an action's
-    /// wire name) are compared in place, and a byte-by-byte loop cost several times a bulk compare.
+    /// wire name, the route, the media type) are compared in place, and a byte-by-byte loop cost several times a
+    /// bulk compare. Here because this is the lowest module the core and the server share.
     ///
     /// Bounds-checked throughout: the eight-byte loads read a `RawSpan`, and any bit pattern is a valid `UInt64`.
     @inlinable

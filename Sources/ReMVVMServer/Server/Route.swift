@@ -1,3 +1,5 @@
+import ReMVVMJSON
+
 /// Where a request goes, decided from its path alone.
 enum Route: Equatable {
     case health
@@ -50,12 +52,8 @@ enum Route: Equatable {
 
     private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count >= literal.utf8CodeUnitCount else { return false }
-        // An indexed loop: the literals are a few bytes long.
         return literal.withUTF8Buffer { literal in
-            for offset in 0..<literal.count where bytes[offset] != literal[offset] {
-                return false
-            }
-            return true
+            UnsafeBufferPointer(rebasing: bytes[..<literal.count]).span.bytesEqual(literal.span)
         }
     }
 

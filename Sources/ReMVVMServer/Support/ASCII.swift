@@ -1,3 +1,5 @@
+import ReMVVMJSON
+
 /// Byte-level helpers for the ASCII parts of HTTP (header values, media types, schemes), which run on
 /// every request: they read a string's UTF-8 in place instead of slicing and lowercasing `String`s.
 enum ASCII {
@@ -23,6 +25,8 @@ enum ASCII {
     static func equalsLowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         return lowercase.withUTF8Buffer { expected in
+            // Sent in lowercase already, as media types nearly always are: one comparison of the whole.
+            if UnsafeBufferPointer(rebasing: bytes).span.bytesEqual(expected.span) { return true }
             let base = bytes.startIndex
             for offset in 0..<expected.count {
                 let byte = bytes.base[base + offset]
