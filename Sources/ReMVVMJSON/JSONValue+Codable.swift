@@ -1,7 +1,7 @@
 extension JSONValue: Codable {
     /// Encodes the document as itself, so a `JSONValue` can sit inside any `Encodable` (a projection holding
     /// free-form data, a wire envelope) and come out unchanged with `JSONEncoder` or `JSONValue(encoding:)`.
-    package func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
             var container = encoder.singleValueContainer()
@@ -33,7 +33,7 @@ extension JSONValue: Codable {
 
     /// Decodes whatever JSON the decoder holds, so free-form payloads (action arguments, patches sent by
     /// clients) can be decoded with `JSONDecoder` and inspected later.
-    package init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         if let container = try? decoder.container(keyedBy: JSONCodingKey.self) {
             var members: [String: JSONValue] = [:]
             for key in container.allKeys {

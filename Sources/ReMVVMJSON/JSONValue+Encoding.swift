@@ -15,7 +15,7 @@ extension JSONValue {
     ///
     /// - Throws: `EncodingError.invalidValue` for NaN and infinite numbers, and for a top-level value that
     ///   encodes nothing, like `JSONEncoder`; any error the value's own `encode(to:)` throws.
-    package init(encoding value: some Encodable) throws {
+    public init(encoding value: some Encodable) throws {
         if JSONValueEncoder.isPrimitive(type(of: value)), let primitive = value as? any JSONPrimitiveEncodable {
             self = try JSONValueEncoder.primitiveValue(primitive, at: .root)
             return

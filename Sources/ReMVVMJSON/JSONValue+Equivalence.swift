@@ -1,7 +1,7 @@
 extension JSONValue {
     /// Compares as RFC 6902's `test` operation does: numbers by value (`2` equals `2.0`), everything else
     /// structurally, so documents from different producers (JSONEncoder writes `2.0` as `2`) can be compared.
-    package func isEquivalent(to other: JSONValue) -> Bool {
+    public func isEquivalent(to other: JSONValue) -> Bool {
         switch (self, other) {
         case (.int(let left), .int(let right)):
             return left == right

@@ -10,13 +10,13 @@ extension JSONValue {
     ///   - maxDepth: How deeply arrays and objects may nest; deeper input is rejected before it can exhaust the
     ///     stack.
     /// - Throws: `JSONParseError` naming the byte offset of the first problem.
-    package init(parsing bytes: some Collection<UInt8>, maxDepth: Int = 512) throws(JSONParseError) {
+    public init(parsing bytes: some Collection<UInt8>, maxDepth: Int = 512) throws(JSONParseError) {
         var parser = JSONParser(bytes: Array(bytes), maxDepth: maxDepth)
         self = try parser.parseDocument()
     }
 
     /// Parses a JSON document held in a string, a convenience for tests and configuration.
-    package init(parsing text: String, maxDepth: Int = 512) throws(JSONParseError) {
+    public init(parsing text: String, maxDepth: Int = 512) throws(JSONParseError) {
         try self.init(parsing: text.utf8, maxDepth: maxDepth)
     }
 }

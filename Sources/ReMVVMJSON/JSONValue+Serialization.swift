@@ -1,13 +1,13 @@
 extension JSONValue {
     /// The compact UTF-8 serialization, ready to be sent as a response body.
-    package func serialized() -> [UInt8] {
+    public func serialized() -> [UInt8] {
         var buffer: [UInt8] = []
         serialize(into: &buffer)
         return buffer
     }
 
     /// The compact serialization as a `String`, for logs and tests.
-    package var jsonString: String {
+    public var jsonString: String {
         String(decoding: serialized(), as: UTF8.self)
     }
 
@@ -22,7 +22,7 @@ extension JSONValue {
     /// - doubles use Swift's shortest round-trip form and always look like doubles (`2.0`, `1e+20`, `1.5`),
     ///   so parsing the output gives back `.double`; integers are plain digits. NaN and infinity, which only a
     ///   hand-built value can hold, are written as `null`, as JavaScript's `JSON.stringify` does.
-    package func serialize(into buffer: inout [UInt8]) {
+    public func serialize(into buffer: inout [UInt8]) {
         switch self {
         case .null:
             buffer.append(utf8: "null")

@@ -7,7 +7,7 @@ extension JSONValue {
     /// through `JSONValue(encoding:)` instead, so the bytes, and the errors, are always the same.
     ///
     /// - Throws: whatever `JSONValue(encoding:)` throws for `value`.
-    package static func serializedEncoding(of value: some Encodable) throws -> [UInt8] {
+    public static func serializedEncoding(of value: some Encodable) throws -> [UInt8] {
         if let bytes = JSONBytesEncoder.encode(value) {
             return bytes
         }
@@ -17,7 +17,7 @@ extension JSONValue {
     /// The compact serialization of `value` when the byte encoder can write it in one forward pass, nil when
     /// the caller must build the tree: for a caller that keeps the tree for other uses (a view snapshot) and
     /// would rather build it once than have ``serializedEncoding(of:)`` build it and throw it away.
-    package static func directSerialization(of value: some Encodable) -> [UInt8]? {
+    public static func directSerialization(of value: some Encodable) -> [UInt8]? {
         JSONBytesEncoder.encode(value)
     }
 }

@@ -3,7 +3,7 @@
 /// Numbers keep the distinction the parser and encoder make: integers that fit `Int64` are `.int`, every other
 /// number is `.double`. Equality is structural (`.int(2) != .double(2)`); use ``isEquivalent(to:)`` for the
 /// numeric comparison JSON itself defines.
-package enum JSONValue: Sendable, Hashable {
+public enum JSONValue: Sendable, Hashable {
     /// The JSON literal `null`.
     case null
     /// `true` or `false`.
@@ -23,19 +23,19 @@ package enum JSONValue: Sendable, Hashable {
 
 extension JSONValue {
     /// The member named `key` when this is an object, so callers can reach into documents without a `switch`.
-    package subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members[key]
     }
 
     /// The element at `index` when this is an array and the index is in range, otherwise `nil` rather than a trap.
-    package subscript(index: Int) -> JSONValue? {
+    public subscript(index: Int) -> JSONValue? {
         guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
         return elements[index]
     }
 
     /// The name of this value's JSON type, for error messages that say what was found instead of what was wanted.
-    package var typeName: String {
+    public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"

@@ -1,6 +1,6 @@
 import ExampleApp
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
 
 /// The two per-request JSON costs of a dispatch answer on their own, so a change to either shows up in

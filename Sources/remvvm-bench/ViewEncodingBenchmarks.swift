@@ -1,6 +1,6 @@
 import ExampleApp
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
 
 /// Times encoding each example view model to the bytes a dispatch answer carries, both ways: through the

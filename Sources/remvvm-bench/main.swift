@@ -1,6 +1,6 @@
 import ExampleApp
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
 
 // In-process dispatch throughput of the store core (release build):

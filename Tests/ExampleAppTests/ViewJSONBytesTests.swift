@@ -2,7 +2,7 @@ import ExampleApp
 import ReMVVMJSON
 import Testing
 
-@testable import ReMVVM
+@_spi(ReMVVMServer) @testable import ReMVVM
 
 /// The example app's view models through the byte encoder, which every dispatch answer uses.
 @Suite("Example view models as JSON bytes")

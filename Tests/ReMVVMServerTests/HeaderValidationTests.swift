@@ -1,5 +1,5 @@
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
 import Testing
 

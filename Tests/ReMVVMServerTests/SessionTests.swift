@@ -1,6 +1,6 @@
 import ExampleApp
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
 import ReMVVMServer
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import ReMVVMJSON
 import Testing
 
-@testable import ReMVVM
+@_spi(ReMVVMServer) @testable import ReMVVM
 
 /// `decodeActions(from:)` reads the envelopes in one pass without building the envelope objects; for every
 /// body, valid or not, it must give what parsing the whole document gives (the oracle in `Oracles/`).

@@ -3,7 +3,7 @@ import ReMVVMJSON
 import Synchronization
 import Testing
 
-@testable import ReMVVM
+@_spi(ReMVVMServer) @testable import ReMVVM
 
 /// An action whose fields all have defaults, decoded with `decodeIfPresent`, so every payload shape decodes.
 private struct Configure: StoreAction, Equatable {

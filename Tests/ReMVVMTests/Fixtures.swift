@@ -1,4 +1,4 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 
 /// A small app for the core's tests: a counter and a name, each in its own substate.

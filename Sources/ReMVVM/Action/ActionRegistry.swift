@@ -82,7 +82,9 @@ public struct ActionRegistry: Sendable {
     /// one pass, without building the envelope objects, and each payload decoded straight from its parsed value.
     /// Invalid JSON anywhere in the body is reported before any problem with an envelope's shape; envelopes are
     /// then checked and decoded in order, and the first problem throws.
-    package func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError) -> [any StoreAction] {
+    @_spi(ReMVVMServer) public func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError)
+        -> [any StoreAction]
+    {
         let bytes = Array(json)
         var parser = JSONParser(bytes: bytes, maxDepth: Self.maxDepth)
         let envelopes: ActionEnvelopes
@@ -130,7 +132,9 @@ public struct ActionRegistry: Sendable {
     }
 
     /// Decodes one action from its wire name and its payload's JSON (nil for no payload).
-    package func decodeAction(type wireName: String, payload: Data?) throws(ActionDecodingError) -> any StoreAction {
+    @_spi(ReMVVMServer) public func decodeAction(type wireName: String, payload: Data?) throws(ActionDecodingError)
+        -> any StoreAction
+    {
         guard let payload else { return try decodePayload(.null, type: wireName, index: nil) }
         do {
             return try decodePayload(try JSONValue(parsing: payload), type: wireName, index: nil)
@@ -188,18 +192,18 @@ struct ActionDecoder: Sendable {
 }
 
 /// An action in its wire form `{"type": wire name, "payload": action}`, for encoding (logs, clients).
-package struct ActionEnvelope: Encodable, Sendable {
+@_spi(ReMVVMServer) public struct ActionEnvelope: Encodable, Sendable {
     /// The action.
-    package let action: any StoreAction
+    @_spi(ReMVVMServer) public let action: any StoreAction
 
     /// Wraps `action`.
-    package init(_ action: any StoreAction) {
+    @_spi(ReMVVMServer) public init(_ action: any StoreAction) {
         self.action = action
     }
 
     private enum CodingKeys: String, CodingKey { case type, payload }
 
-    package func encode(to encoder: any Encoder) throws {
+    @_spi(ReMVVMServer) public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(action.wireName, forKey: .type)
         try container.encode(action, forKey: .payload)

@@ -1,4 +1,4 @@
-package import ReMVVMJSON
+public import ReMVVMJSON
 import Synchronization
 
 /// One view's value as of a version, shared by every reader of the store.
@@ -7,13 +7,13 @@ import Synchronization
 /// computed on first use and then reused by every response, patch and stream that needs them.
 /// The bytes and the tree are cached apart: dispatch answers only need the bytes, which are written
 /// straight from the view model, and only patches pay for the tree.
-package final class ViewSnapshot: Sendable {
+@_spi(ReMVVMServer) public final class ViewSnapshot: Sendable {
     /// The view's name.
-    package let name: String
+    @_spi(ReMVVMServer) public let name: String
     /// The first version at which the view had this value.
-    package let version: UInt64
+    @_spi(ReMVVMServer) public let version: UInt64
     /// The view model itself.
-    package let viewModel: any ViewModel
+    @_spi(ReMVVMServer) public let viewModel: any ViewModel
     private let encoded = Mutex<Result<JSONValue, ViewEncodingError>?>(nil)
     private let serialized = Mutex<Result<[UInt8], ViewEncodingError>?>(nil)
 
@@ -24,7 +24,7 @@ package final class ViewSnapshot: Sendable {
     }
 
     /// The view model as a JSON value, encoded once.
-    package func json() throws(ViewEncodingError) -> JSONValue {
+    @_spi(ReMVVMServer) public func json() throws(ViewEncodingError) -> JSONValue {
         let result = encoded.withLock { cached in
             if let cached { return cached }
             let result: Result<JSONValue, ViewEncodingError>
@@ -45,7 +45,7 @@ package final class ViewSnapshot: Sendable {
     /// for ``json()``) and serialized, which gives the same bytes or the error. Encoding runs under the lock,
     /// so concurrent first readers wait for one encoding instead of repeating it, and a failure is cached
     /// like a success.
-    package func jsonBytes() throws(ViewEncodingError) -> [UInt8] {
+    @_spi(ReMVVMServer) public func jsonBytes() throws(ViewEncodingError) -> [UInt8] {
         let result = serialized.withLock { cached in
             if let cached { return cached }
             let result: Result<[UInt8], ViewEncodingError>
@@ -67,11 +67,11 @@ package final class ViewSnapshot: Sendable {
 }
 
 /// A view model that could not be encoded as JSON (for example a non-finite number).
-package struct ViewEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
+@_spi(ReMVVMServer) public struct ViewEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The view whose model failed.
-    package let view: String
+    @_spi(ReMVVMServer) public let view: String
     /// What the encoder said.
-    package let underlying: String
+    @_spi(ReMVVMServer) public let underlying: String
 
-    package var description: String { "view '\(view)' could not be encoded: \(underlying)" }
+    @_spi(ReMVVMServer) public var description: String { "view '\(view)' could not be encoded: \(underlying)" }
 }

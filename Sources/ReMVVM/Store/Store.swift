@@ -86,10 +86,10 @@ public final class Store<State: Sendable>: Sendable {
     public var isClosed: Bool { core.withLock { $0.isClosed } }
 
     /// How many change waiters are parked.
-    package var parkedWaiters: Int { core.withLock { $0.waiters.count } }
+    @_spi(ReMVVMServer) public var parkedWaiters: Int { core.withLock { $0.waiters.count } }
 
     /// How many effects are running.
-    package var runningEffects: Int { effects.runningCount }
+    @_spi(ReMVVMServer) public var runningEffects: Int { effects.runningCount }
 
     /// Ends the store: cancels its effects, wakes every waiter with ``StoreChange/closed(version:)``
     /// and refuses further dispatches. Idempotent.

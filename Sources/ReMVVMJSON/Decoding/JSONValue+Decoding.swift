@@ -22,7 +22,7 @@ extension JSONValue {
     ///   - type: The type to decode, usually inferred.
     ///   - userInfo: What the decoded types find in `Decoder.userInfo`.
     /// - Throws: `DecodingError`, or any error a type's own `init(from:)` throws.
-    package func decode<T: Decodable>(
+    public func decode<T: Decodable>(
         _ type: T.Type = T.self,
         userInfo: [CodingUserInfoKey: any Sendable] = [:]
     ) throws -> T {
@@ -37,7 +37,7 @@ extension JSONValue {
 extension JSONValue {
     /// ``decode(_:userInfo:)`` with no user info, for the action registry, which decodes every payload this way:
     /// building and converting even an empty user-info dictionary cost a noticeable part of a small payload.
-    package func decoded<T: Decodable>(as type: T.Type) throws -> T {
+    public func decoded<T: Decodable>(as type: T.Type) throws -> T {
         try JSONValueDecoder.decode(type, from: self)
     }
 }

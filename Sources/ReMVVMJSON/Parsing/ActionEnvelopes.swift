@@ -1,6 +1,6 @@
 /// What a dispatch body holds, as ``JSONParser/parseActionEnvelopes()`` reads it: the members of each action
 /// envelope, with the shape problems left for the action registry to name.
-package enum ActionEnvelopes: Sendable {
+public enum ActionEnvelopes: Sendable {
     /// One envelope object.
     case single(Item)
     /// An array of them (a batch), possibly empty.
@@ -9,7 +9,7 @@ package enum ActionEnvelopes: Sendable {
     case neither
 
     /// One element of the body.
-    package enum Item: Sendable {
+    public enum Item: Sendable {
         /// An object, with its `type` and `payload` members when it has them.
         case action(type: Member?, payload: JSONValue?)
         /// A batch element that is not an object.
@@ -17,7 +17,7 @@ package enum ActionEnvelopes: Sendable {
     }
 
     /// The value of an envelope's `type` member.
-    package enum Member: Sendable {
+    public enum Member: Sendable {
         /// A string without escapes: where its UTF-8 bytes are in the body.
         case utf8(Range<Int>)
         /// Anything else, parsed: an escaped string, or a value that is not a string at all.

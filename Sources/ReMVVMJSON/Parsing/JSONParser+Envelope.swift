@@ -9,7 +9,7 @@ extension JSONParser {
     /// throws before any shape problem is reported: shape problems come back as values for the caller to
     /// name. Members other than `type` and `payload` are validated and ignored; a member given twice counts
     /// once, the last one, as in a parsed object.
-    package mutating func parseActionEnvelopes() throws(JSONParseError) -> ActionEnvelopes {
+    public mutating func parseActionEnvelopes() throws(JSONParseError) -> ActionEnvelopes {
         skipWhitespace()
         let envelopes: ActionEnvelopes
         switch current {

@@ -3,7 +3,7 @@
 /// Strict means: one value per document, surrounded only by JSON whitespace; no comments, trailing commas,
 /// leading zeros, `+` signs, bare `.5`, byte order marks, unescaped control characters, invalid UTF-8 or
 /// unpaired surrogates. Duplicate object keys are accepted and the last one wins.
-package struct JSONParser {
+public struct JSONParser {
     /// The input; an array so that reading a byte is a bounds-checked load, without unsafe pointers.
     let bytes: [UInt8]
     /// Containers nested deeper than this are rejected, which bounds the recursion on hostile input.
@@ -19,7 +19,7 @@ package struct JSONParser {
     /// instead of being rehashed as it grows.
     private var memberStack: [(key: String, value: JSONValue)] = []
 
-    package init(bytes: [UInt8], maxDepth: Int) {
+    public init(bytes: [UInt8], maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }

@@ -6,7 +6,7 @@ extension JSONPatch {
     ///   operation fails.
     /// - Throws: `JSONPatchError` naming the index of the failing operation and the pointer that failed
     ///   (`from` for a missing source of `move` or `copy`, otherwise `path`).
-    package func apply(to value: JSONValue) throws(JSONPatchError) -> JSONValue {
+    public func apply(to value: JSONValue) throws(JSONPatchError) -> JSONValue {
         var document = value
         for (index, operation) in operations.enumerated() {
             do {

@@ -16,13 +16,13 @@ extension JSONPatch {
     /// against `-0.0`, count as changed (the patch is still valid and still leads to `new`). Equal documents
     /// give `[]`. Returns nil when either document is not valid JSON in that form (whitespace, names out of
     /// order or repeated, another escape style).
-    package static func serializedDiff(fromSerialized old: [UInt8], to new: [UInt8]) -> [UInt8]? {
+    public static func serializedDiff(fromSerialized old: [UInt8], to new: [UInt8]) -> [UInt8]? {
         CanonicalJSONDiffer.patch(from: old, to: new)
     }
 
     /// The patch that replaces a whole document with `new` (already serialized): what a client is sent when
     /// ``serializedDiff(fromSerialized:to:)`` cannot read the documents.
-    package static func serializedReplacement(with new: [UInt8]) -> [UInt8] {
+    public static func serializedReplacement(with new: [UInt8]) -> [UInt8] {
         var patch: [UInt8] = []
         patch.reserveCapacity(new.count + 36)
         patch.append(utf8: #"[{"op":"replace","path":"","value":"#)

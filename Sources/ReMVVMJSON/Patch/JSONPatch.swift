@@ -1,26 +1,26 @@
 /// An RFC 6902 JSON Patch: what the HTTP layer sends instead of a whole view when a client already holds an
 /// earlier version of it.
-package struct JSONPatch: Sendable, Hashable {
+public struct JSONPatch: Sendable, Hashable {
     /// The operations, applied in order; a patch either applies completely or not at all.
-    package var operations: [JSONPatchOperation]
+    public var operations: [JSONPatchOperation]
 
     /// A patch made of `operations`.
-    package init(operations: [JSONPatchOperation] = []) {
+    public init(operations: [JSONPatchOperation] = []) {
         self.operations = operations
     }
 
     /// Whether the patch changes nothing, so a caller can skip sending it.
-    package var isEmpty: Bool { operations.isEmpty }
+    public var isEmpty: Bool { operations.isEmpty }
 
     /// The patch document: an array of operation objects, ready to serialize.
-    package var jsonValue: JSONValue {
+    public var jsonValue: JSONValue {
         .array(operations.map(\.jsonValue))
     }
 
     /// The patch document's bytes, exactly `jsonValue.serialized()` (members in key order), written straight
     /// into one buffer: every poll answer that carries a patch needs them, and the tree was built only to be
     /// written.
-    package func serialized() -> [UInt8] {
+    public func serialized() -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(48 * operations.count + 2)
         buffer.append(UInt8(ascii: "["))
@@ -35,7 +35,7 @@ package struct JSONPatch: Sendable, Hashable {
     /// Reads a patch document (an array of operation objects), such as one a client sends.
     ///
     /// - Throws: `JSONPatchError` of kind `.malformedOperation` naming the first bad operation.
-    package init(parsing document: JSONValue) throws(JSONPatchError) {
+    public init(parsing document: JSONValue) throws(JSONPatchError) {
         guard case .array(let elements) = document else {
             throw JSONPatchError(
                 kind: .malformedOperation,
@@ -55,7 +55,7 @@ package struct JSONPatch: Sendable, Hashable {
 
 extension JSONPatch: ExpressibleByArrayLiteral {
     /// Lets a patch be written as a list of operations in tests and fixtures.
-    package init(arrayLiteral operations: JSONPatchOperation...) {
+    public init(arrayLiteral operations: JSONPatchOperation...) {
         self.init(operations: operations)
     }
 }

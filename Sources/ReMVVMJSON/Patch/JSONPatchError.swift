@@ -1,9 +1,9 @@
 /// Why a patch could not be read or applied, naming the operation and the path involved so a client can tell
 /// which of its operations failed.
-package struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The broad class of failure, for mapping to a response status; a struct so kinds can be added without
     /// breaking exhaustive switches.
-    package struct Kind: Sendable, Hashable, CustomStringConvertible {
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: String {
             case malformedOperation = "malformed operation"
             case pathNotFound = "path not found"
@@ -18,29 +18,29 @@ package struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertibl
         }
 
         /// The patch document is not a valid RFC 6902 document (missing `op`, bad pointer, and so on).
-        package static let malformedOperation = Kind(.malformedOperation)
+        public static let malformedOperation = Kind(.malformedOperation)
         /// A location the operation needs does not exist (or is not inside a container).
-        package static let pathNotFound = Kind(.pathNotFound)
+        public static let pathNotFound = Kind(.pathNotFound)
         /// A `test` operation found a different value.
-        package static let testFailed = Kind(.testFailed)
+        public static let testFailed = Kind(.testFailed)
         /// The operation can never succeed, such as moving a value into its own child or removing the root.
-        package static let invalidOperation = Kind(.invalidOperation)
+        public static let invalidOperation = Kind(.invalidOperation)
 
         /// The kind in words.
-        package var description: String { code.rawValue }
+        public var description: String { code.rawValue }
     }
 
     /// The broad class of failure.
-    package var kind: Kind
+    public var kind: Kind
     /// The zero-based index of the failing operation in the patch.
-    package var operationIndex: Int
+    public var operationIndex: Int
     /// The JSON Pointer (in its string form) that could not be used, or `nil` when the document did not name one.
-    package var path: String?
+    public var path: String?
     /// What went wrong, in words suitable for an error response.
-    package var reason: String
+    public var reason: String
 
     /// Creates an error; package so callers validating patches of their own can report the same way.
-    package init(kind: Kind, operationIndex: Int, path: String?, reason: String) {
+    public init(kind: Kind, operationIndex: Int, path: String?, reason: String) {
         self.kind = kind
         self.operationIndex = operationIndex
         self.path = path
@@ -48,7 +48,7 @@ package struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The failure with its operation and path, as a client would want to read it.
-    package var description: String {
+    public var description: String {
         let location = path.map { " at path \"\($0)\"" } ?? ""
         return "JSON Patch operation \(operationIndex)\(location): \(kind): \(reason)"
     }

@@ -1,5 +1,5 @@
 /// One RFC 6902 operation: the unit the HTTP layer sends to bring a client's copy of a view up to date.
-package enum JSONPatchOperation: Sendable, Hashable {
+public enum JSONPatchOperation: Sendable, Hashable {
     /// Adds `value` at `path`: sets an object member, or inserts into an array (`-` appends).
     case add(path: JSONPointer, value: JSONValue)
     /// Removes the value at `path`, which must exist.
@@ -14,7 +14,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
     case test(path: JSONPointer, value: JSONValue)
 
     /// The `op` member's value (`"add"`, `"remove"`, ...).
-    package var name: String {
+    public var name: String {
         switch self {
         case .add: "add"
         case .remove: "remove"
@@ -26,7 +26,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
     }
 
     /// The location the operation changes or tests.
-    package var path: JSONPointer {
+    public var path: JSONPointer {
         switch self {
         case .add(let path, _), .remove(let path), .replace(let path, _), .test(let path, _): path
         case .move(_, let path), .copy(_, let path): path
@@ -34,7 +34,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
     }
 
     /// The operation as a patch document member: `{"op": ..., "path": ..., "value" or "from": ...}`.
-    package var jsonValue: JSONValue {
+    public var jsonValue: JSONValue {
         var members: [String: JSONValue] = ["op": .string(name), "path": .string(path.description)]
         switch self {
         case .add(_, let value), .replace(_, let value), .test(_, let value):

@@ -2,38 +2,38 @@
 ///
 /// Tokens are stored unescaped (`"a/b"` is one token) and escaped only when written, `~` as `~0` and `/` as
 /// `~1`, so code building paths never has to think about escaping.
-package struct JSONPointer: Sendable, Hashable {
+public struct JSONPointer: Sendable, Hashable {
     /// The unescaped reference tokens, outermost first; empty for the whole document.
-    package var tokens: [String]
+    public var tokens: [String]
 
     /// A pointer made of already-unescaped tokens.
-    package init(tokens: [String] = []) {
+    public init(tokens: [String] = []) {
         self.tokens = tokens
     }
 
     /// The pointer to the whole document (`""`).
-    package static let root = JSONPointer()
+    public static let root = JSONPointer()
 
     /// Whether this points at the whole document.
-    package var isRoot: Bool { tokens.isEmpty }
+    public var isRoot: Bool { tokens.isEmpty }
 
     /// The pointer to the container holding the target, or `nil` for the root, which has none.
-    package var parent: JSONPointer? {
+    public var parent: JSONPointer? {
         isRoot ? nil : JSONPointer(tokens: Array(tokens.dropLast()))
     }
 
     /// This pointer extended by one (unescaped) token, for building paths while walking a document.
-    package func appending(_ token: String) -> JSONPointer {
+    public func appending(_ token: String) -> JSONPointer {
         JSONPointer(tokens: tokens + [token])
     }
 
     /// This pointer extended by an array index.
-    package func appending(index: Int) -> JSONPointer {
+    public func appending(index: Int) -> JSONPointer {
         appending(String(index))
     }
 
     /// Whether `self` lies strictly inside `other`, which is what makes `move` into one's own child invalid.
-    package func isProperDescendant(of other: JSONPointer) -> Bool {
+    public func isProperDescendant(of other: JSONPointer) -> Bool {
         tokens.count > other.tokens.count && tokens.starts(with: other.tokens)
     }
 
@@ -51,7 +51,7 @@ package struct JSONPointer: Sendable, Hashable {
 extension JSONPointer: LosslessStringConvertible {
     /// Parses the string form (`"/a/0/b~1c"`), or returns `nil` when it does not start with `/` or holds a `~`
     /// that is not `~0` or `~1`.
-    package init?(_ description: String) {
+    public init?(_ description: String) {
         guard !description.isEmpty else {
             self.init()
             return
@@ -70,7 +70,7 @@ extension JSONPointer: LosslessStringConvertible {
     }
 
     /// The escaped string form, as it appears in a patch document.
-    package var description: String {
+    public var description: String {
         var result = ""
         for token in tokens {
             result.append("/")
@@ -106,7 +106,7 @@ extension JSONPointer: LosslessStringConvertible {
 
 extension JSONPointer: ExpressibleByArrayLiteral {
     /// Lets a pointer be written as its tokens (`["items", "0"]`), which needs no escaping.
-    package init(arrayLiteral tokens: String...) {
+    public init(arrayLiteral tokens: String...) {
         self.init(tokens: tokens)
     }
 }

@@ -1,6 +1,6 @@
 extension JSONValue {
     /// The value `pointer` refers to, or `nil` when there is none, for reading into documents by path.
-    package func value(at pointer: JSONPointer) -> JSONValue? {
+    public func value(at pointer: JSONPointer) -> JSONValue? {
         var current = self
         for token in pointer.tokens {
             switch current {

@@ -4,7 +4,7 @@ extension Array where Element == UInt8 {
     /// JSON answers are written piece by piece (`{"op":"`, `","path":"`, …): appending `"…".utf8` goes through
     /// the generic sequence path, about twice the work of copying the literal's bytes for pieces this short.
     @inlinable
-    package mutating func append(utf8 literal: StaticString) {
+    public mutating func append(utf8 literal: StaticString) {
         literal.withUTF8Buffer { append(contentsOf: $0) }
     }
 }

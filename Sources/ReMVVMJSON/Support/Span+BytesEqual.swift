@@ -5,7 +5,7 @@ extension Span where Element == UInt8 {
     ///
     /// Bounds-checked throughout: the eight-byte loads read a `RawSpan`, and any bit pattern is a valid `UInt64`.
     @inlinable
-    package func bytesEqual(_ other: Span<UInt8>) -> Bool {
+    public func bytesEqual(_ other: Span<UInt8>) -> Bool {
         guard count == other.count else { return false }
         let mine = bytes
         let theirs = other.bytes

@@ -1,5 +1,5 @@
 import Logging
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 
 /// Keeps an app's sessions on durable storage: every commit goes to the session's action log

@@ -1,4 +1,4 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// A session rebuilt from storage, ready to be served again.
 package struct RestoredSession: Sendable {

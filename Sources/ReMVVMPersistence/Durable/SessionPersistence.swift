@@ -1,4 +1,4 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// What a server needs from durability, whatever the app's state type: stores that log their
 /// commits, the sessions restored at start-up, and a way to wait until writes are durable.

@@ -1,4 +1,4 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// One thing queued for the group-commit writer, carried out in queue order.
 enum WriterItem: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
 import Synchronization
 

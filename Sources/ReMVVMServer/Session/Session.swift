@@ -1,5 +1,5 @@
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 
 /// One client session: its store, its credentials and what the API keeps for it.

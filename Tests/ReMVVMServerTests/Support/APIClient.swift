@@ -1,5 +1,5 @@
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
 
 /// Speaks the v1 API to a test server over one keep-alive connection, and records every answer in the test's

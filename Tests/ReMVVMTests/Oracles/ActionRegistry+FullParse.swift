@@ -1,6 +1,6 @@
 import ReMVVMJSON
 
-@testable import ReMVVM
+@_spi(ReMVVMServer) @testable import ReMVVM
 
 extension ActionRegistry {
     /// The test oracle of `decodeActions(from:)`: the body parsed in full into a `JSONValue`, then each
