@@ -42,12 +42,13 @@ struct Projection<State>: Sendable {
 extension ViewModel {
     /// Whether `other` is a view model of the same type and value.
     ///
-    /// The types are compared before a checked cast that then cannot fail, for the reason
-    /// `StoreAction.exactly(_:)` gives: every projection asks this after every dispatch.
+    /// Every projection asks this after every dispatch, with the current model as an existential.
     @inline(__always)
     func isEqual<Other: ViewModel>(to other: Other) -> Bool {
         guard Self.self == Other.self else { return false }
-        // swift-format-ignore: NeverForceUnwrap
-        return (self as! Other) == other  // The same type: the checked cast cannot fail.
+        // Safety: the same type (checked above), so this reinterprets a value as its own type; a checked cast
+        // here costs what `StoreAction.exactly(_:)`'s Safety comment measures (about 15 ns per projection per
+        // dispatch in the `make bench` build, part of the counter store's +20%).
+        return unsafeBitCast(self, to: Other.self) == other
     }
 }
