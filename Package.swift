@@ -7,9 +7,14 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The JSON engine and the store core also say which imports their interfaces show (`public import`).
+let coreSettings = strictSettings + [.enableUpcomingFeature("InternalImportsByDefault")]
+
 let package = Package(
     name: "remvvm-server",
     platforms: [.macOS(.v15)],
+    // What other packages use. The example app, the benchmark and the fuzz target are targets only: the
+    // scripts build them by name (`swift build --product remvvm-bench`), as SwiftPM offers every executable.
     products: [
         .library(name: "ReMVVM", targets: ["ReMVVM"]),
         .library(name: "ReMVVMTesting", targets: ["ReMVVMTesting"]),
@@ -17,10 +22,7 @@ let package = Package(
         .library(name: "ReMVVMPersistence", targets: ["ReMVVMPersistence"]),
         .library(name: "ReMVVMSQLite", targets: ["ReMVVMSQLite"]),
         .library(name: "ReMVVMPostgres", targets: ["ReMVVMPostgres"]),
-        .library(name: "ExampleApp", targets: ["ExampleApp"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
-        .executable(name: "remvvm-bench", targets: ["remvvm-bench"]),
-        .executable(name: "remvvm-fuzz", targets: ["remvvm-fuzz"]),
         .executable(name: "counter-example", targets: ["CounterExample"]),
     ],
     dependencies: [
@@ -30,8 +32,16 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
-        // The pure store core: no HTTP, no C.
-        .target(name: "ReMVVM", swiftSettings: strictSettings),
+        // The JSON engine: parsing, encoding view models to bytes, decoding actions, RFC 6902 diff and apply.
+        // Not a product, so no app imports it; its declarations are `public` rather than `package` because
+        // cross-module optimization (the Dockerfile's and `make bench`'s builds) only inlines and specializes
+        // public code across modules.
+        .target(name: "ReMVVMJSON", swiftSettings: coreSettings),
+        // The pure store core: no HTTP, no C. What only the server and persistence use (AnyProjectedStore, view
+        // sets and snapshots, change waiting) is `@_spi(ReMVVMServer) public`: apps that `import ReMVVM` do not
+        // see it, and the optimizer still can. As `package` it could not, and the in-process API dispatch
+        // (remvvm-bench "api: dispatch over", built as the Dockerfile builds) went from ~2,100 to ~2,800 ns.
+        .target(name: "ReMVVM", dependencies: ["ReMVVMJSON"], swiftSettings: coreSettings),
         // Helpers for app authors' tests (TestStore, TestClock, mock services); failures are Swift Testing issues.
         .target(name: "ReMVVMTesting", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
         // libmicrohttpd, as Debian's libmicrohttpd-dev installs it.
@@ -79,7 +89,7 @@ let package = Package(
         .target(
             name: "ReMVVMServer",
             dependencies: [
-                "ReMVVM", "MicroHTTP", "ReMVVMPersistence",
+                "ReMVVM", "ReMVVMJSON", "MicroHTTP", "ReMVVMPersistence",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -110,7 +120,8 @@ let package = Package(
         .executableTarget(
             name: "remvvm-bench",
             dependencies: [
-                "ReMVVM", "ExampleApp", "ReMVVMServer", "MicroHTTP", .product(name: "Logging", package: "swift-log"),
+                "ReMVVM", "ReMVVMJSON", "ExampleApp", "ReMVVMServer", "MicroHTTP",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -119,7 +130,8 @@ let package = Package(
         .target(
             name: "ReMVVMFuzzing",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "MicroHTTP", "ExampleApp", .product(name: "Logging", package: "swift-log"),
+                "ReMVVM", "ReMVVMJSON", "ReMVVMServer", "MicroHTTP", "ExampleApp",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -136,7 +148,10 @@ let package = Package(
             path: "Examples/Counter",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "ReMVVMTests", dependencies: ["ReMVVM", "ReMVVMTesting"], swiftSettings: strictSettings),
+        .testTarget(name: "ReMVVMJSONTests", dependencies: ["ReMVVMJSON"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ReMVVMTests", dependencies: ["ReMVVM", "ReMVVMJSON", "ReMVVMTesting"], swiftSettings: strictSettings
+        ),
         // The counter example: its TestStore test, the built binary driven over HTTP, the README's copy of it.
         .testTarget(
             name: "CounterExampleTests",
@@ -144,7 +159,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMTesting"], swiftSettings: strictSettings),
+            name: "ExampleAppTests", dependencies: ["ExampleApp", "ReMVVMJSON", "ReMVVMTesting"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ReMVVMPersistenceTests",
             dependencies: [
@@ -182,7 +199,8 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "ReMVVM", "ReMVVMTesting", "MicroHTTP", "HTTPTestClient", "ReMVVMPersistence",
+                "ReMVVMServer", "ExampleApp", "ReMVVM", "ReMVVMJSON", "ReMVVMTesting", "MicroHTTP", "HTTPTestClient",
+                "ReMVVMPersistence",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -2,7 +2,8 @@ import ExampleApp
 import Foundation
 import Logging
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import ReMVVMServer
 import Synchronization
 

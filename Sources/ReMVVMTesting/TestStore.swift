@@ -1,4 +1,4 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 
 /// Times encoding each example view model to the bytes a dispatch answer carries, both ways: through the
 /// `JSONValue` tree then serialized (the old `jsonBytes()`), and written straight into bytes (the new one).

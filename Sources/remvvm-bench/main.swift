@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 
 // In-process dispatch throughput of the store core (release build):
 //   swift run -c release remvvm-bench [iterations]
@@ -139,13 +140,9 @@ do {
             for snapshot in outcome?.views ?? [] { _ = try? snapshot.jsonBytes() }
         }
     }
-    let old = try CounterViewModel(1).jsonValue()
-    let new = try CounterViewModel(2).jsonValue()
+    let old = try JSONValue.serializedEncoding(of: CounterViewModel(1))
+    let new = try JSONValue.serializedEncoding(of: CounterViewModel(2))
     _ = Benchmark(name: "RFC 6902 diff of the counter view", iterations: iterations).run { count in
-        for _ in 0..<count { _ = JSONPatch.diff(from: old, to: new) }
+        for _ in 0..<count { _ = JSONPatch.serializedDiff(fromSerialized: old, to: new) }
     }
-}
-
-extension ViewModel {
-    fileprivate func jsonValue() throws -> JSONValue { try JSONValue(encoding: self) }
 }

@@ -1,7 +1,8 @@
 import ExampleApp
+import ReMVVMJSON
 import Testing
 
-@testable import ReMVVM
+@_spi(ReMVVMServer) @testable import ReMVVM
 
 /// The example app's view models through the byte encoder, which every dispatch answer uses.
 @Suite("Example view models as JSON bytes")
@@ -46,7 +47,7 @@ struct ViewJSONBytesTests {
     @Test(arguments: cases)
     func byteEncoderMatchesTheTree(_ example: Case) throws {
         let tree = try JSONValue(encoding: example.viewModel).serialized()
-        let written = JSONBytesEncoder.encode(example.viewModel)
+        let written = JSONValue.directSerialization(of: example.viewModel)
         let fast = try #require(written, "the byte encoder gave up")
         #expect(String(decoding: fast, as: UTF8.self) == String(decoding: tree, as: UTF8.self))
         #expect(try JSONValue.serializedEncoding(of: example.viewModel) == tree)
@@ -62,8 +63,8 @@ struct ViewJSONBytesTests {
     }
 
     /// Long-poll and event patches are diffed on these bytes; if the byte differ refused them, every patch
-    /// would quietly fall back to building trees. Each pair of the app's view models must take the fast path
-    /// and give the trees' patch.
+    /// would quietly fall back to replacing the whole view. Each pair of the app's view models must be diffed,
+    /// and the patch must lead from the one to the other.
     @Test(arguments: cases)
     func patchesBetweenTheAppsViewsAreDiffedOnTheirBytes(_ old: Case) throws {
         let oldBytes = try JSONValue.serializedEncoding(of: old.viewModel)
@@ -71,10 +72,11 @@ struct ViewJSONBytesTests {
             let newBytes = try JSONValue.serializedEncoding(of: new.viewModel)
             let direct = try #require(
                 JSONPatch.serializedDiff(fromSerialized: oldBytes, to: newBytes),
-                "\(old.testDescription) -> \(new.testDescription) fell back to the trees")
-            let trees = JSONPatch.diff(
-                from: try JSONValue(encoding: old.viewModel), to: try JSONValue(encoding: new.viewModel))
-            #expect(direct == trees.serialized(), "\(old.testDescription) -> \(new.testDescription)")
+                "\(old.testDescription) -> \(new.testDescription) was not diffed")
+            let patch = try JSONPatch(parsing: JSONValue(parsing: direct))
+            let applied = try patch.apply(to: JSONValue(encoding: old.viewModel))
+            #expect(
+                applied == (try JSONValue(encoding: new.viewModel)), "\(old.testDescription) -> \(new.testDescription)")
         }
     }
 }

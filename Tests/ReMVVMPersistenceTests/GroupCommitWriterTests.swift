@@ -1,5 +1,5 @@
 import ExampleApp
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Testing
 
 @testable import ReMVVMPersistence

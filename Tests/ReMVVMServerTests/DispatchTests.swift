@@ -1,6 +1,7 @@
 import HTTPTestClient
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import ReMVVMServer
 import Testing
 

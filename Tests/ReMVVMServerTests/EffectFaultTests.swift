@@ -1,6 +1,7 @@
 import ExampleApp
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import ReMVVMTesting
 import Synchronization
 import Testing

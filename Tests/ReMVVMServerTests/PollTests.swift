@@ -1,5 +1,6 @@
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import Testing
 
 @testable import ReMVVMServer

@@ -1,7 +1,8 @@
 import HTTPTestClient
 import InMemoryLogging
 import Logging
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import ReMVVMServer
 import Testing
 

@@ -1,6 +1,7 @@
 import HTTPTestClient
 import Logging
 import ReMVVM
+import ReMVVMJSON
 import ReMVVMServer
 import ServiceLifecycle
 import Testing

@@ -1,4 +1,4 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMPersistence
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import ExampleApp
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import ReMVVMServer
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Testing
 
 @Suite("Action decoding")

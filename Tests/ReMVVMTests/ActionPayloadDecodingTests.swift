@@ -1,8 +1,9 @@
 import Foundation
+import ReMVVMJSON
 import Synchronization
 import Testing
 
-@testable import ReMVVM
+@_spi(ReMVVMServer) @testable import ReMVVM
 
 /// An action whose fields all have defaults, decoded with `decodeIfPresent`, so every payload shape decodes.
 private struct Configure: StoreAction, Equatable {

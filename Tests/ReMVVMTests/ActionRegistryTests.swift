@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ReMVVM
+@_spi(ReMVVMServer) @testable import ReMVVM
 
 /// An action type per number, so a test can register more types than a registry compares by name.
 private struct Numbered<let number: Int>: StoreAction, Equatable {

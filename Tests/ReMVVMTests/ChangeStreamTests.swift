@@ -1,6 +1,6 @@
 import Dispatch
 import Glibc
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMTesting
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import Testing
 
 @Suite("Initial views")

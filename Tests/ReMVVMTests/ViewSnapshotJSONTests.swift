@@ -1,6 +1,7 @@
+import ReMVVMJSON
 import Testing
 
-@testable import ReMVVM
+@_spi(ReMVVMServer) @testable import ReMVVM
 
 /// The snapshot's two cached JSON forms: bytes from the byte encoder (or the tree when it declines) and the tree.
 @Suite("ViewSnapshot JSON")

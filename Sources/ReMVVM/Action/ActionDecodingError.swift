@@ -1,9 +1,9 @@
 /// Why a JSON action could not be turned into a typed ``StoreAction``.
 ///
 /// The HTTP layer turns it into a 422 answer, so it names the offending type or field.
-public struct ActionDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+@_spi(ReMVVMServer) public struct ActionDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, in the terms a client can act on.
-    public enum Reason: Sendable, Equatable {
+    @_spi(ReMVVMServer) public enum Reason: Sendable, Equatable {
         /// The body is not valid JSON.
         case malformedJSON(String)
         /// The envelope is not `{"type": String, "payload": {...}}` (or an array of such).
@@ -17,18 +17,18 @@ public struct ActionDecodingError: Error, Sendable, Equatable, CustomStringConve
     }
 
     /// What went wrong.
-    public let reason: Reason
+    @_spi(ReMVVMServer) public let reason: Reason
     /// The position of the action in a batch, when the body was an array.
-    public let index: Int?
+    @_spi(ReMVVMServer) public let index: Int?
 
     /// Creates an error for the action at `index` (nil for a single action).
-    public init(_ reason: Reason, index: Int? = nil) {
+    @_spi(ReMVVMServer) public init(_ reason: Reason, index: Int? = nil) {
         self.reason = reason
         self.index = index
     }
 
     /// The action's wire name, when it is known.
-    public var actionType: String? {
+    @_spi(ReMVVMServer) public var actionType: String? {
         switch reason {
         case .unknownType(let type), .invalidPayload(let type, _, _): type
         case .malformedJSON, .malformedEnvelope, .emptyBatch: nil
@@ -36,12 +36,12 @@ public struct ActionDecodingError: Error, Sendable, Equatable, CustomStringConve
     }
 
     /// The offending payload field, when there is one.
-    public var field: String? {
+    @_spi(ReMVVMServer) public var field: String? {
         if case .invalidPayload(_, let field, _) = reason { return field }
         return nil
     }
 
-    public var description: String {
+    @_spi(ReMVVMServer) public var description: String {
         let position = index.map { "action \($0): " } ?? ""
         switch reason {
         case .malformedJSON(let problem):

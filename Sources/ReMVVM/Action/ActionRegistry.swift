@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import ReMVVMJSON
 
 /// The wire names a store understands, and how to decode each into its typed action.
 ///
@@ -7,6 +8,10 @@ import Foundation
 public struct ActionRegistry: Sendable {
     /// The registered wire names and their decoders, in registration order.
     private var names: [String] = []
+    /// The same names' UTF-8 bytes one after the other, and where each one's are: compared with a body's bytes
+    /// in place, and kept flat so that reading one costs no reference counting.
+    private var nameBytes: [UInt8] = []
+    private var nameRanges: [Range<Int>] = []
     private var decoders: [ActionDecoder] = []
     /// Where each name is in `names`.
     private var indexByName: [String: Int] = [:]
@@ -37,29 +42,23 @@ public struct ActionRegistry: Sendable {
     private func index(of wireName: String) -> Int? {
         guard names.count <= Self.namesCompared else { return indexByName[wireName] }
         let length = wireName.utf8.count
-        return names.withUnsafeBufferPointer { names in
-            for index in names.indices where names[index].utf8.count == length && names[index] == wireName {
-                return index
-            }
-            return nil
+        for index in names.indices where names[index].utf8.count == length && names[index] == wireName {
+            return index
         }
+        return nil
     }
 
-    /// Where the wire name spelled by these UTF-8 bytes is registered.
-    private func index(ofUTF8 wireName: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard names.count <= Self.namesCompared else { return indexByName[String(decoding: wireName, as: UTF8.self)] }
-        return names.withUnsafeBufferPointer { names in
-            for index in names.indices where names[index].utf8.count == wireName.count {
-                let equal =
-                    names[index].utf8.withContiguousStorageIfAvailable { name in
-                        // Both empty when either has no address.
-                        guard let first = name.baseAddress, let second = wireName.baseAddress else { return true }
-                        return memcmp(first, second, name.count) == 0
-                    } ?? names[index].utf8.elementsEqual(wireName)
-                if equal { return index }
-            }
-            return nil
+    /// Where the wire name spelled by `bytes[range]` (UTF-8) is registered.
+    private func index(ofUTF8 range: Range<Int>, in bytes: [UInt8]) -> Int? {
+        guard names.count <= Self.namesCompared else {
+            return indexByName[String(decoding: bytes[range], as: UTF8.self)]
         }
+        let wireName = bytes.span.extracting(range)
+        let names = nameBytes.span
+        for index in nameRanges.indices where nameRanges[index].count == range.count {
+            if names.extracting(nameRanges[index]).bytesEqual(wireName) { return index }
+        }
+        return nil
     }
 
     /// Up to how many action types a wire name is found by comparing rather than hashing.
@@ -72,53 +71,70 @@ public struct ActionRegistry: Sendable {
         }
         indexByName[name] = names.count
         names.append(name)
+        nameRanges.append(nameBytes.count..<(nameBytes.count + name.utf8.count))
+        nameBytes.append(contentsOf: name.utf8)
         decoders.append(decoder)
     }
 
     /// Decodes one `{"type", "payload"}` object or an array of them (a batch).
     ///
-    /// Either every action decodes or the call throws, so a batch is never half-applied. The
-    /// body is parsed once into a ``JSONValue`` and each payload decoded straight from it.
-    public func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError) -> [any StoreAction] {
+    /// Either every action decodes or the call throws, so a batch is never half-applied. The body is read in
+    /// one pass, without building the envelope objects, and each payload decoded straight from its parsed value.
+    /// Invalid JSON anywhere in the body is reported before any problem with an envelope's shape; envelopes are
+    /// then checked and decoded in order, and the first problem throws.
+    @_spi(ReMVVMServer) public func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError)
+        -> [any StoreAction]
+    {
         let bytes = Array(json)
-        var envelope = JSONParser(bytes: bytes, maxDepth: Self.maxDepth)
-        // The common single action of a registered type, read without building the envelope object or a string
-        // for its type; anything else goes the general way, which also names every error.
-        if let (type, payload) = envelope.parseActionEnvelope(),
-            let entry = bytes.withUnsafeBufferPointer({ index(ofUTF8: UnsafeBufferPointer(rebasing: $0[type])) })
-        {
-            return [try decodePayload(payload ?? .null, entry: entry, type: names[entry], index: nil)]
-        }
-        return try decodeDocument(bytes)
-    }
-
-    /// Decodes a body of any shape, parsed in full: what ``decodeActions(from:)`` does when the body is
-    /// not a plain single envelope, and the reference its shortcut must agree with.
-    func decodeDocument(_ bytes: [UInt8]) throws(ActionDecodingError) -> [any StoreAction] {
-        let document: JSONValue
+        var parser = JSONParser(bytes: bytes, maxDepth: Self.maxDepth)
+        let envelopes: ActionEnvelopes
         do {
-            document = try JSONValue(parsing: bytes, maxDepth: Self.maxDepth)
+            envelopes = try parser.parseActionEnvelopes()
         } catch {
             throw ActionDecodingError(.malformedJSON(error.description))
         }
-        switch document {
-        case .array(let items):
+        switch envelopes {
+        case .single(let item):
+            return [try decode(item, in: bytes, index: nil)]
+        case .batch(let items):
             guard !items.isEmpty else { throw ActionDecodingError(.emptyBatch) }
             var actions: [any StoreAction] = []
             actions.reserveCapacity(items.count)
-            for (index, item) in items.enumerated() { actions.append(try decodeEnvelope(item, index: index)) }
+            for (index, item) in items.enumerated() { actions.append(try decode(item, in: bytes, index: index)) }
             return actions
-        case .object:
-            return [try decodeEnvelope(document, index: nil)]
-        default:
+        case .neither:
             throw ActionDecodingError(
                 .malformedEnvelope(
                     "an action must be an object {\"type\": String, \"payload\": {...}} or an array of them"))
         }
     }
 
+    /// Decodes one envelope of a body; `index` is its place in a batch.
+    private func decode(_ item: ActionEnvelopes.Item, in bytes: [UInt8], index: Int?) throws(ActionDecodingError)
+        -> any StoreAction
+    {
+        switch item {
+        case .notAnObject(let value):
+            throw ActionDecodingError(
+                .malformedEnvelope("an action must be an object, not \(value.typeName)"), index: index)
+        case .action(type: nil, payload: _):
+            throw ActionDecodingError(.malformedEnvelope("missing 'type'"), index: index)
+        case .action(type: .utf8(let range), let payload):
+            guard let entry = self.index(ofUTF8: range, in: bytes) else {
+                throw ActionDecodingError(.unknownType(String(decoding: bytes[range], as: UTF8.self)), index: index)
+            }
+            return try decodePayload(payload ?? .null, entry: entry, type: names[entry], index: index)
+        case .action(type: .value(.string(let type)), let payload):
+            return try decodePayload(payload ?? .null, type: type, index: index)
+        case .action(type: .value, payload: _):
+            throw ActionDecodingError(.malformedEnvelope("'type' must be a string naming the action"), index: index)
+        }
+    }
+
     /// Decodes one action from its wire name and its payload's JSON (nil for no payload).
-    public func decodeAction(type wireName: String, payload: Data?) throws(ActionDecodingError) -> any StoreAction {
+    @_spi(ReMVVMServer) public func decodeAction(type wireName: String, payload: Data?) throws(ActionDecodingError)
+        -> any StoreAction
+    {
         guard let payload else { return try decodePayload(.null, type: wireName, index: nil) }
         do {
             return try decodePayload(try JSONValue(parsing: payload), type: wireName, index: nil)
@@ -137,21 +153,10 @@ public struct ActionRegistry: Sendable {
     }
 
     /// How deeply a request body may nest (``JSONValue/init(parsing:maxDepth:)``'s default).
-    private static let maxDepth = 512
+    static let maxDepth = 512
 
-    private func decodeEnvelope(_ value: JSONValue, index: Int?) throws(ActionDecodingError) -> any StoreAction {
-        guard case .object(let fields) = value else {
-            throw ActionDecodingError(
-                .malformedEnvelope("an action must be an object, not \(value.typeName)"), index: index)
-        }
-        guard case .string(let type)? = fields["type"] else {
-            let problem = fields["type"] == nil ? "missing 'type'" : "'type' must be a string naming the action"
-            throw ActionDecodingError(.malformedEnvelope(problem), index: index)
-        }
-        return try decodePayload(fields["payload"] ?? .null, type: type, index: index)
-    }
-
-    private func decodePayload(_ payload: JSONValue, type: String, index: Int?) throws(ActionDecodingError)
+    /// Decodes `payload` as the action registered under `type`; `index` is the action's place in a batch.
+    func decodePayload(_ payload: JSONValue, type: String, index: Int?) throws(ActionDecodingError)
         -> any StoreAction
     {
         guard let entry = self.index(of: type) else { throw ActionDecodingError(.unknownType(type), index: index) }
@@ -163,7 +168,10 @@ public struct ActionRegistry: Sendable {
         throws(ActionDecodingError) -> any StoreAction
     {
         do {
-            return try decoders[entry].decode(payload == .null ? .object([:]) : payload)
+            // A missing or null payload decodes as an empty object; matched, not compared with `==`, which is a
+            // call into the JSON module.
+            if case .null = payload { return try decoders[entry].decode(.object([String: JSONValue]())) }
+            return try decoders[entry].decode(payload)
         } catch let error as DecodingError {
             throw ActionDecodingError.payload(error, type: type, index: index)
         } catch {
@@ -179,23 +187,23 @@ struct ActionDecoder: Sendable {
     let decode: @Sendable (JSONValue) throws -> any StoreAction
 
     init<Action: StoreAction>(_ type: Action.Type) {
-        decode = { try JSONValueDecoder.decode(Action.self, from: $0) }
+        decode = { try $0.decoded(as: Action.self) }
     }
 }
 
 /// An action in its wire form `{"type": wire name, "payload": action}`, for encoding (logs, clients).
-public struct ActionEnvelope: Encodable, Sendable {
+@_spi(ReMVVMServer) public struct ActionEnvelope: Encodable, Sendable {
     /// The action.
-    public let action: any StoreAction
+    @_spi(ReMVVMServer) public let action: any StoreAction
 
     /// Wraps `action`.
-    public init(_ action: any StoreAction) {
+    @_spi(ReMVVMServer) public init(_ action: any StoreAction) {
         self.action = action
     }
 
     private enum CodingKeys: String, CodingKey { case type, payload }
 
-    public func encode(to encoder: any Encoder) throws {
+    @_spi(ReMVVMServer) public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(action.wireName, forKey: .type)
         try container.encode(action, forKey: .payload)

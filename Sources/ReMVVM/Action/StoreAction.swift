@@ -13,10 +13,19 @@ extension StoreAction {
 }
 
 extension StoreAction {
-    /// This action as `type`, if that is exactly its type; cheaper than `as?`, which also
-    /// looks through class hierarchies and bridging that actions never need.
+    /// This action as `type`, if that is exactly its type.
+    ///
+    /// Every reducer and typed middleware asks each action this, and the action is an existential, so even
+    /// specialized code cannot fold a cast away. Comparing the type objects is one comparison.
     @inline(__always)
     func exactly<Other: StoreAction>(_ type: Other.Type) -> Other? {
-        Self.self == Other.self ? unsafeBitCast(self, to: Other.self) : nil
+        guard Self.self == Other.self else { return nil }
+        // Safety: `Self` and `Other` are the same type (checked above), so this reinterprets a value as its own
+        // type. Measured with remvvm-bench built as `make bench` builds it (-cross-module-optimization), the
+        // checked `self as! Other` instead took the counter store from 165-175 to 197-207 ns per dispatch
+        // ("counter store, 0 observers", +20%) and the example app from 420-450 to 440-470 ns (with
+        // `ViewModel.isEqual`'s cast); `as?` also cost a third of the example app's dispatch in a plain release
+        // build (1,250 against 1,750 ns), instantiating `Optional<Other>`'s metadata on every call.
+        return unsafeBitCast(self, to: Other.self)
     }
 }

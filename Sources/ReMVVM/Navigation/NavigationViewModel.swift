@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The projection of ``Navigation`` a client renders: the tabs, the visible stack and the modal.
 public struct NavigationViewModel: ViewModel {

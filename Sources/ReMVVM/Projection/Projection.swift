@@ -40,9 +40,15 @@ struct Projection<State>: Sendable {
 }
 
 extension ViewModel {
-    /// Whether `other` is a view model of the same type and value, without a dynamic cast.
+    /// Whether `other` is a view model of the same type and value.
+    ///
+    /// Every projection asks this after every dispatch, with the current model as an existential.
     @inline(__always)
     func isEqual<Other: ViewModel>(to other: Other) -> Bool {
-        Self.self == Other.self && unsafeBitCast(self, to: Other.self) == other
+        guard Self.self == Other.self else { return false }
+        // Safety: the same type (checked above), so this reinterprets a value as its own type; a checked cast
+        // here costs what `StoreAction.exactly(_:)`'s Safety comment measures (about 15 ns per projection per
+        // dispatch in the `make bench` build, part of the counter store's +20%).
+        return unsafeBitCast(self, to: Other.self) == other
     }
 }

@@ -40,7 +40,7 @@ public struct Projections<State>: Sendable {
     }
 
     /// The index of the view called `name`.
-    public func index(of name: String) -> Int? {
+    @_spi(ReMVVMServer) public func index(of name: String) -> Int? {
         // An app has a handful of views: comparing their names costs less than hashing the one asked for, which
         // every request naming its views (`?views=`) does.
         guard names.count <= Self.namesCompared else { return indexByName[name] }
@@ -55,7 +55,7 @@ public struct Projections<State>: Sendable {
 
     /// The one view called `name`, or the name as unknown: what most requests ask for (`?views=counter`),
     /// without a list to allocate.
-    public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
+    @_spi(ReMVVMServer) public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
         guard let index = index(of: name) else { return .failure(UnknownViewError(name: name)) }
         var set = ViewSet.none
         set.insert(index)
@@ -66,7 +66,7 @@ public struct Projections<State>: Sendable {
     ///
     /// The array form is what stores call on every request: concrete, so it needs no generic
     /// specialization to be fast when reached through `any ProjectedStore`.
-    public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
+    @_spi(ReMVVMServer) public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         var set = ViewSet.none
         for name in names {
             guard let index = index(of: name) else { return .failure(UnknownViewError(name: name)) }
@@ -76,12 +76,12 @@ public struct Projections<State>: Sendable {
     }
 
     /// The set of views with these names, or the first unknown name.
-    public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
+    @_spi(ReMVVMServer) public func viewSet(named names: some Sequence<String>) -> Result<ViewSet, UnknownViewError> {
         viewSet(named: Array(names))
     }
 
     /// Every registered view.
-    public var all: ViewSet { .all(entries.count) }
+    @_spi(ReMVVMServer) public var all: ViewSet { .all(entries.count) }
 
     private mutating func insert(_ projection: Projection<State>) {
         if let index = indexByName[projection.name] {
@@ -96,12 +96,12 @@ public struct Projections<State>: Sendable {
 }
 
 /// A view name that no projection is registered under.
-public struct UnknownViewError: Error, Sendable, Equatable, CustomStringConvertible {
+@_spi(ReMVVMServer) public struct UnknownViewError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The name that was asked for.
-    public let name: String
+    @_spi(ReMVVMServer) public let name: String
 
     /// An error for the unknown view `name`.
-    public init(name: String) { self.name = name }
+    @_spi(ReMVVMServer) public init(name: String) { self.name = name }
 
-    public var description: String { "unknown view '\(name)'" }
+    @_spi(ReMVVMServer) public var description: String { "unknown view '\(name)'" }
 }

@@ -2,59 +2,61 @@
 ///
 /// A bit set, so testing "did any watched view change" is one AND. A store has at most
 /// ``ViewSet/capacity`` projections.
-public struct ViewSet: Sendable, Hashable, Sequence {
+@_spi(ReMVVMServer) public struct ViewSet: Sendable, Hashable, Sequence {
     /// The most projections one store can register.
-    public static let capacity = 64
+    @_spi(ReMVVMServer) public static let capacity = 64
 
     /// The raw bits: bit `i` stands for the projection at index `i`.
-    public private(set) var bits: UInt64
+    @_spi(ReMVVMServer) public private(set) var bits: UInt64
 
     /// The empty set.
-    public static let none = ViewSet(bits: 0)
+    @_spi(ReMVVMServer) public static let none = ViewSet(bits: 0)
 
     /// Creates a set from raw bits.
-    public init(bits: UInt64) { self.bits = bits }
+    @_spi(ReMVVMServer) public init(bits: UInt64) { self.bits = bits }
 
     /// Creates a set of projection indices.
-    public init(indices: some Sequence<Int>) {
+    @_spi(ReMVVMServer) public init(indices: some Sequence<Int>) {
         bits = 0
         for index in indices { insert(index) }
     }
 
     /// The set of the first `count` projections.
-    public static func all(_ count: Int) -> ViewSet {
+    @_spi(ReMVVMServer) public static func all(_ count: Int) -> ViewSet {
         ViewSet(bits: count >= capacity ? .max : (UInt64(1) << UInt64(count)) - 1)
     }
 
     /// Whether the set holds no projection.
-    public var isEmpty: Bool { bits == 0 }
+    @_spi(ReMVVMServer) public var isEmpty: Bool { bits == 0 }
 
     /// Whether the projection at `index` is in the set.
-    public func contains(_ index: Int) -> Bool { index < Self.capacity && bits & (1 << UInt64(index)) != 0 }
+    @_spi(ReMVVMServer) public func contains(_ index: Int) -> Bool {
+        index < Self.capacity && bits & (1 << UInt64(index)) != 0
+    }
 
     /// Whether the two sets share a projection.
-    public func intersects(_ other: ViewSet) -> Bool { bits & other.bits != 0 }
+    @_spi(ReMVVMServer) public func intersects(_ other: ViewSet) -> Bool { bits & other.bits != 0 }
 
     /// Adds the projection at `index`.
-    public mutating func insert(_ index: Int) {
+    @_spi(ReMVVMServer) public mutating func insert(_ index: Int) {
         guard index >= 0, index < Self.capacity else { return }
         bits |= 1 << UInt64(index)
     }
 
     /// The projections in both sets.
-    public func intersection(_ other: ViewSet) -> ViewSet { ViewSet(bits: bits & other.bits) }
+    @_spi(ReMVVMServer) public func intersection(_ other: ViewSet) -> ViewSet { ViewSet(bits: bits & other.bits) }
 
     /// The projections in either set.
-    public func union(_ other: ViewSet) -> ViewSet { ViewSet(bits: bits | other.bits) }
+    @_spi(ReMVVMServer) public func union(_ other: ViewSet) -> ViewSet { ViewSet(bits: bits | other.bits) }
 
     /// Iterates the indices in increasing order.
-    public func makeIterator() -> Iterator { Iterator(remaining: bits) }
+    @_spi(ReMVVMServer) public func makeIterator() -> Iterator { Iterator(remaining: bits) }
 
     /// Yields the set's indices in increasing order, one bit at a time.
-    public struct Iterator: IteratorProtocol {
+    @_spi(ReMVVMServer) public struct Iterator: IteratorProtocol {
         var remaining: UInt64
 
-        public mutating func next() -> Int? {
+        @_spi(ReMVVMServer) public mutating func next() -> Int? {
             guard remaining != 0 else { return nil }
             let index = remaining.trailingZeroBitCount
             remaining &= remaining - 1
@@ -63,10 +65,10 @@ public struct ViewSet: Sendable, Hashable, Sequence {
     }
 
     /// How many projections the set holds.
-    public var count: Int { bits.nonzeroBitCount }
+    @_spi(ReMVVMServer) public var count: Int { bits.nonzeroBitCount }
 
     /// The index of the set's one projection; nil when it holds none or several.
-    public var only: Int? {
+    @_spi(ReMVVMServer) public var only: Int? {
         bits != 0 && bits & (bits - 1) == 0 ? bits.trailingZeroBitCount : nil
     }
 }

@@ -1,3 +1,4 @@
+public import ReMVVMJSON
 import Synchronization
 
 /// One view's value as of a version, shared by every reader of the store.
@@ -6,13 +7,13 @@ import Synchronization
 /// computed on first use and then reused by every response, patch and stream that needs them.
 /// The bytes and the tree are cached apart: dispatch answers only need the bytes, which are written
 /// straight from the view model, and only patches pay for the tree.
-public final class ViewSnapshot: Sendable {
+@_spi(ReMVVMServer) public final class ViewSnapshot: Sendable {
     /// The view's name.
-    public let name: String
+    @_spi(ReMVVMServer) public let name: String
     /// The first version at which the view had this value.
-    public let version: UInt64
+    @_spi(ReMVVMServer) public let version: UInt64
     /// The view model itself.
-    public let viewModel: any ViewModel
+    @_spi(ReMVVMServer) public let viewModel: any ViewModel
     private let encoded = Mutex<Result<JSONValue, ViewEncodingError>?>(nil)
     private let serialized = Mutex<Result<[UInt8], ViewEncodingError>?>(nil)
 
@@ -23,7 +24,7 @@ public final class ViewSnapshot: Sendable {
     }
 
     /// The view model as a JSON value, encoded once.
-    public func json() throws(ViewEncodingError) -> JSONValue {
+    @_spi(ReMVVMServer) public func json() throws(ViewEncodingError) -> JSONValue {
         let result = encoded.withLock { cached in
             if let cached { return cached }
             let result: Result<JSONValue, ViewEncodingError>
@@ -44,11 +45,11 @@ public final class ViewSnapshot: Sendable {
     /// for ``json()``) and serialized, which gives the same bytes or the error. Encoding runs under the lock,
     /// so concurrent first readers wait for one encoding instead of repeating it, and a failure is cached
     /// like a success.
-    public func jsonBytes() throws(ViewEncodingError) -> [UInt8] {
+    @_spi(ReMVVMServer) public func jsonBytes() throws(ViewEncodingError) -> [UInt8] {
         let result = serialized.withLock { cached in
             if let cached { return cached }
             let result: Result<[UInt8], ViewEncodingError>
-            if let bytes = JSONBytesEncoder.encode(viewModel) {
+            if let bytes = JSONValue.directSerialization(of: viewModel) {
                 result = .success(bytes)
             } else {
                 // Never takes `serialized`, so holding it while `json()` takes `encoded` cannot deadlock.
@@ -66,11 +67,11 @@ public final class ViewSnapshot: Sendable {
 }
 
 /// A view model that could not be encoded as JSON (for example a non-finite number).
-public struct ViewEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
+@_spi(ReMVVMServer) public struct ViewEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The view whose model failed.
-    public let view: String
+    @_spi(ReMVVMServer) public let view: String
     /// What the encoder said.
-    public let underlying: String
+    @_spi(ReMVVMServer) public let underlying: String
 
-    public var description: String { "view '\(view)' could not be encoded: \(underlying)" }
+    @_spi(ReMVVMServer) public var description: String { "view '\(view)' could not be encoded: \(underlying)" }
 }

@@ -4,9 +4,9 @@
 /// store with ``init(_:)`` from code that knows its state type captures closures that a build
 /// with cross-module optimization specializes for that type, which is what the HTTP server
 /// wants for every dispatch and read. It is otherwise the store itself: same state, same waiters.
-public final class AnyProjectedStore: ProjectedStore {
+@_spi(ReMVVMServer) public final class AnyProjectedStore: ProjectedStore {
     /// The wrapped store, for everything that is not on the hot path.
-    public let base: any ProjectedStore
+    @_spi(ReMVVMServer) public let base: any ProjectedStore
     private let dispatchActions: @Sendable ([any StoreAction], ViewSet, UInt64?) throws(StoreError) -> DispatchOutcome
     private let readViews: @Sendable (ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot])
     private let readViewsSince: @Sendable (ViewSet, UInt64?) -> ViewsSince
@@ -14,7 +14,7 @@ public final class AnyProjectedStore: ProjectedStore {
     private let currentVersion: @Sendable () -> UInt64
 
     /// Wraps `store`; call it where `State` is a concrete type.
-    public init<State>(_ store: Store<State>) {
+    @_spi(ReMVVMServer) public init<State>(_ store: Store<State>) {
         base = store
         dispatchActions = { actions, views, expected throws(StoreError) in
             try store.dispatch(actions, views: views, expectedVersion: expected)
@@ -25,21 +25,21 @@ public final class AnyProjectedStore: ProjectedStore {
         currentVersion = { store.version }
     }
 
-    public var version: UInt64 { currentVersion() }
-    public var viewNames: [String] { base.viewNames }
-    public var allViews: ViewSet { base.allViews }
-    public var parkedWaiters: Int { base.parkedWaiters }
-    public var runningEffects: Int { base.runningEffects }
+    @_spi(ReMVVMServer) public var version: UInt64 { currentVersion() }
+    @_spi(ReMVVMServer) public var viewNames: [String] { base.viewNames }
+    @_spi(ReMVVMServer) public var allViews: ViewSet { base.allViews }
+    @_spi(ReMVVMServer) public var parkedWaiters: Int { base.parkedWaiters }
+    @_spi(ReMVVMServer) public var runningEffects: Int { base.runningEffects }
 
-    public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
+    @_spi(ReMVVMServer) public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         base.viewSet(named: names)
     }
 
-    public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
+    @_spi(ReMVVMServer) public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
         base.viewSet(named: name)
     }
 
-    public func dispatch(
+    @_spi(ReMVVMServer) public func dispatch(
         _ actions: [any StoreAction],
         views: ViewSet,
         expectedVersion: UInt64?
@@ -47,13 +47,17 @@ public final class AnyProjectedStore: ProjectedStore {
         try dispatchActions(actions, views, expectedVersion)
     }
 
-    public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) { readViews(views) }
+    @_spi(ReMVVMServer) public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) {
+        readViews(views)
+    }
 
-    public func views(_ views: ViewSet, since: UInt64?) -> ViewsSince { readViewsSince(views, since) }
+    @_spi(ReMVVMServer) public func views(_ views: ViewSet, since: UInt64?) -> ViewsSince {
+        readViewsSince(views, since)
+    }
 
-    public func view(_ index: Int, since: UInt64) -> ViewSince { readViewSince(index, since) }
+    @_spi(ReMVVMServer) public func view(_ index: Int, since: UInt64) -> ViewSince { readViewSince(index, since) }
 
-    public func waitForChange(
+    @_spi(ReMVVMServer) public func waitForChange(
         after version: UInt64,
         views: ViewSet,
         handler: @escaping @Sendable (StoreChange) -> Void
@@ -62,7 +66,7 @@ public final class AnyProjectedStore: ProjectedStore {
     }
 
     @discardableResult
-    public func cancelWait(_ token: WaiterToken) -> Bool { base.cancelWait(token) }
+    @_spi(ReMVVMServer) public func cancelWait(_ token: WaiterToken) -> Bool { base.cancelWait(token) }
 
-    public func close() { base.close() }
+    @_spi(ReMVVMServer) public func close() { base.close() }
 }

@@ -17,7 +17,7 @@ public struct DispatchOutcome: Sendable {
     /// One result per dispatched action, in order.
     public let results: [ActionResult]
     /// The requested views as of ``version``, in index order.
-    public let views: [ViewSnapshot]
+    @_spi(ReMVVMServer) public let views: [ViewSnapshot]
 
     /// Whether at least one action was applied, so that a new version was committed.
     public var committed: Bool { results.contains(.applied) }

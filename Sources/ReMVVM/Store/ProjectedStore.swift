@@ -2,7 +2,7 @@
 ///
 /// ``Store`` conforms for every state type, so a server can hold the stores of its sessions
 /// without knowing the app's types.
-public protocol ProjectedStore: AnyObject, Sendable {
+@_spi(ReMVVMServer) public protocol ProjectedStore: AnyObject, Sendable {
     /// The version of the current state.
     var version: UInt64 { get }
     /// The registered view names, in index order.
@@ -42,17 +42,17 @@ public protocol ProjectedStore: AnyObject, Sendable {
     func close()
 }
 
-extension Store: ProjectedStore {}
+@_spi(ReMVVMServer) extension Store: ProjectedStore {}
 
 extension ProjectedStore {
     /// One view through the list form, for a store that has no shorter way.
-    public func view(_ index: Int, since: UInt64) -> ViewSince {
+    @_spi(ReMVVMServer) public func view(_ index: Int, since: UInt64) -> ViewSince {
         let views = views(ViewSet(indices: [index]), since: since)
         return ViewSince(version: views.version, current: views.current[0], past: views.past?[0])
     }
 
     /// The one view called `name`, through the list form, for a store that has no shorter way.
-    public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
+    @_spi(ReMVVMServer) public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
         viewSet(named: [name])
     }
 }

@@ -9,7 +9,7 @@ extension Store {
     /// the thread of the dispatch that changes a watched view (or of ``close()``), before that
     /// dispatcher gets its answer; or, when that change wakes more than 64 waiters at once, on a
     /// background thread right after. Keep the handler short.
-    public func waitForChange(
+    @_spi(ReMVVMServer) public func waitForChange(
         after version: UInt64,
         views: ViewSet,
         handler: @escaping @Sendable (StoreChange) -> Void
@@ -24,12 +24,14 @@ extension Store {
 
     /// Removes a parked waiter; false if it was already woken (its handler ran or is running).
     @discardableResult
-    public func cancelWait(_ token: WaiterToken) -> Bool {
+    @_spi(ReMVVMServer) public func cancelWait(_ token: WaiterToken) -> Bool {
         core.withLock { $0.waiters.remove(token) }
     }
 
     /// Suspends until one of `views` changes after `version` or the store closes.
-    public func nextChange(after version: UInt64, views: ViewSet) async throws(CancellationError) -> StoreChange {
+    @_spi(ReMVVMServer) public func nextChange(after version: UInt64, views: ViewSet) async throws(CancellationError)
+        -> StoreChange
+    {
         let waiter = AsyncWaiter()
         let change = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<StoreChange?, Never>) in
@@ -47,7 +49,7 @@ extension Store {
     }
 
     /// The views among `views` whose current value is newer than `version`.
-    public func changedViews(after version: UInt64, among views: ViewSet) -> ViewSet {
+    @_spi(ReMVVMServer) public func changedViews(after version: UInt64, among views: ViewSet) -> ViewSet {
         core.withLock { changedViews(in: $0, after: version, among: views) }
     }
 

@@ -16,7 +16,7 @@ extension Store {
     ///   - expectedVersion: If set, nothing is applied unless the store is at this version.
     /// - Throws: ``StoreError`` when the store is closed or not at `expectedVersion`.
     @discardableResult
-    public func dispatch(
+    @_spi(ReMVVMServer) public func dispatch(
         _ actions: [any StoreAction],
         views: ViewSet = .none,
         expectedVersion: UInt64? = nil

@@ -5,7 +5,7 @@ extension Store {
     ///
     /// What a durable snapshot records: the two are read under one lock, so the state is
     /// exactly the one that `version` names.
-    public var versionedState: (state: State, version: UInt64) {
+    @_spi(ReMVVMServer) public var versionedState: (state: State, version: UInt64) {
         core.withLock { core in (core.state, core.version) }
     }
 
@@ -19,7 +19,7 @@ extension Store {
     ///
     /// - Parameter record: The commit to apply; its version must be the store's version plus one.
     /// - Throws: ``StoreError`` when the store is closed or the record is not the next version.
-    public func replay(_ record: CommitRecord) throws(StoreError) {
+    @_spi(ReMVVMServer) public func replay(_ record: CommitRecord) throws(StoreError) {
         let woken = try core.withLock {
             (core: inout StoreCore<State>) throws(StoreError) -> [(ChangeWaiters.Handler, ViewSet)] in
             guard !core.isClosed else { throw .closed(at: core.version) }

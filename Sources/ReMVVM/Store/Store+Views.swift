@@ -1,28 +1,28 @@
 import Synchronization
 
 /// Views of a store at its current version, and at an earlier one when it is still kept.
-public struct ViewsSince: Sendable {
+@_spi(ReMVVMServer) public struct ViewsSince: Sendable {
     /// The store's version when the views were read.
-    public let version: UInt64
+    @_spi(ReMVVMServer) public let version: UInt64
     /// The current snapshot of each requested view, in index order.
-    public let current: [ViewSnapshot]
+    @_spi(ReMVVMServer) public let current: [ViewSnapshot]
     /// The snapshot of each requested view at the earlier version, in the same order; nil if
     /// any of them is older than the kept history (the client must be reset).
-    public let past: [ViewSnapshot]?
+    @_spi(ReMVVMServer) public let past: [ViewSnapshot]?
 }
 
 /// One view's current snapshot and its snapshot at an earlier version, read with the store's version: what
 /// ``ViewsSince`` holds for several views, without its lists.
-public struct ViewSince: Sendable {
+@_spi(ReMVVMServer) public struct ViewSince: Sendable {
     /// The store's version when the view was read.
-    public let version: UInt64
+    @_spi(ReMVVMServer) public let version: UInt64
     /// The view's current snapshot.
-    public let current: ViewSnapshot
+    @_spi(ReMVVMServer) public let current: ViewSnapshot
     /// Its snapshot at the earlier version; nil if that is older than the kept history.
-    public let past: ViewSnapshot?
+    @_spi(ReMVVMServer) public let past: ViewSnapshot?
 
     /// A view read at `version`.
-    public init(version: UInt64, current: ViewSnapshot, past: ViewSnapshot?) {
+    @_spi(ReMVVMServer) public init(version: UInt64, current: ViewSnapshot, past: ViewSnapshot?) {
         self.version = version
         self.current = current
         self.past = past
@@ -31,28 +31,28 @@ public struct ViewSince: Sendable {
 
 extension Store {
     /// The registered view names, in index order.
-    public var viewNames: [String] { projections.names }
+    @_spi(ReMVVMServer) public var viewNames: [String] { projections.names }
 
     /// Every registered view.
-    public var allViews: ViewSet { projections.all }
+    @_spi(ReMVVMServer) public var allViews: ViewSet { projections.all }
 
     /// The views with these names, or the first unknown name.
-    public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
+    @_spi(ReMVVMServer) public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         projections.viewSet(named: names)
     }
 
     /// The one view called `name`, or the name as unknown.
-    public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
+    @_spi(ReMVVMServer) public func viewSet(named name: String) -> Result<ViewSet, UnknownViewError> {
         projections.viewSet(named: name)
     }
 
     /// The current snapshots of `views`, read atomically with the version.
-    public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) {
+    @_spi(ReMVVMServer) public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) {
         core.withLock { core in (core.version, views.map { core.views[$0].current }) }
     }
 
     /// The current snapshots of `views` and, when `since` is given, their snapshots at `since`.
-    public func views(_ views: ViewSet, since: UInt64?) -> ViewsSince {
+    @_spi(ReMVVMServer) public func views(_ views: ViewSet, since: UInt64?) -> ViewsSince {
         core.withLock { core in
             let current = views.map { core.views[$0].current }
             guard let since else { return ViewsSince(version: core.version, current: current, past: nil) }
@@ -70,7 +70,7 @@ extension Store {
 
     /// The current snapshot of the view at `index` and its snapshot at `since`, if kept: what a long-poll on
     /// one view reads at every change.
-    public func view(_ index: Int, since: UInt64) -> ViewSince {
+    @_spi(ReMVVMServer) public func view(_ index: Int, since: UInt64) -> ViewSince {
         core.withLock { core in
             ViewSince(
                 version: core.version, current: core.views[index].current, past: core.views[index].snapshot(at: since))

@@ -86,10 +86,10 @@ public final class Store<State: Sendable>: Sendable {
     public var isClosed: Bool { core.withLock { $0.isClosed } }
 
     /// How many change waiters are parked.
-    public var parkedWaiters: Int { core.withLock { $0.waiters.count } }
+    @_spi(ReMVVMServer) public var parkedWaiters: Int { core.withLock { $0.waiters.count } }
 
     /// How many effects are running.
-    public var runningEffects: Int { effects.runningCount }
+    @_spi(ReMVVMServer) public var runningEffects: Int { effects.runningCount }
 
     /// Calls `listener` each time an effect ends, after it has left ``runningEffects``: the test store waits on it
     /// instead of polling.

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 
 /// Keeps an app's sessions on durable storage: every commit goes to the session's action log
@@ -13,7 +13,7 @@ import Synchronization
 /// ```
 /// The server hands it every new session's identity (``makeStore(for:)``), removes ended
 /// sessions, and answers a dispatch only once ``whenDurable(_:)`` says its commit is on disk.
-public final class DurableSessions<State: Codable & Sendable>: SessionPersistence {
+package final class DurableSessions<State: Codable & Sendable>: SessionPersistence {
     private let definition: StoreDefinition<State>
     private let storage: any SessionStorage
     private let configuration: DurabilityConfiguration
@@ -23,7 +23,7 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
     private let isShutDown = Atomic<Bool>(false)
 
     /// Starts the group-commit writer on `storage`.
-    public init(
+    package init(
         _ definition: StoreDefinition<State>,
         storage: any SessionStorage,
         configuration: DurabilityConfiguration = DurabilityConfiguration(),
@@ -41,22 +41,22 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
     }
 
     /// What the writer has done so far: transactions, commits and snapshots written.
-    public var statistics: WriterStatistics { writer.statistics }
+    package var statistics: WriterStatistics { writer.statistics }
 
     /// A logged store for a new session, as the server sees it; its identity is queued for storage.
-    public func makeStore(for session: SessionRecord) -> any ProjectedStore {
+    package func makeStore(for session: SessionRecord) -> any ProjectedStore {
         AnyProjectedStore(makeTypedStore(for: session))
     }
 
     /// A logged store for a new session; its identity is queued for storage.
-    public func makeTypedStore(for session: SessionRecord) -> Store<State> {
+    package func makeTypedStore(for session: SessionRecord) -> Store<State> {
         let store = definition.makeStore()
         track(store, of: session, create: true, snapshotVersion: 0, sinceSnapshot: 0)
         return store
     }
 
     /// Rebuilds every stored session from its snapshot and log; those that cannot be rebuilt are logged and skipped (and deleted if so configured).
-    public func restore() -> [RestoredSession] {
+    package func restore() -> [RestoredSession] {
         let records: [SessionRecord]
         do {
             records = try storage.list()
@@ -82,7 +82,7 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
     }
 
     /// Queues the deletion of an ended session from storage.
-    public func remove(session id: String) {
+    package func remove(session id: String) {
         writer.enqueue(.remove(session: id))
     }
 
@@ -92,12 +92,12 @@ public final class DurableSessions<State: Codable & Sendable>: SessionPersistenc
     }
 
     /// Calls `handler` once everything queued so far is durable, or with the error that kept it from being written.
-    public func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void) {
+    package func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void) {
         writer.whenDurable(handler)
     }
 
     /// Snapshots every session, writes what is queued and closes the storage. Idempotent.
-    public func shutdown() {
+    package func shutdown() {
         stop(snapshotting: true)
     }
 

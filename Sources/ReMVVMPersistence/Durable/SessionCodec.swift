@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// Turns a session's state and commits into stored records and back, checking each record's
 /// format and the state's type name and version.

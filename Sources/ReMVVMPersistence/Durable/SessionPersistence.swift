@@ -1,8 +1,8 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// What a server needs from durability, whatever the app's state type: stores that log their
 /// commits, the sessions restored at start-up, and a way to wait until writes are durable.
-public protocol SessionPersistence: Sendable {
+package protocol SessionPersistence: Sendable {
     /// A store for a new session whose every commit is logged; the session's creation is queued
     /// for storage (wait with ``whenDurable(_:)`` before handing out its credentials).
     func makeStore(for session: SessionRecord) -> any ProjectedStore

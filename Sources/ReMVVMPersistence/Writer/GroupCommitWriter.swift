@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 
 /// Writes every session's commits to storage on one thread of its own, batching everything

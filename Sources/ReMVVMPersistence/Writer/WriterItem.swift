@@ -1,5 +1,5 @@
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// One thing queued for the group-commit writer, carried out in queue order.
 enum WriterItem: Sendable {

@@ -1,5 +1,5 @@
 import Logging
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// The writer thread's books: the sessions it tracks, and what a failed write left to repair.
 ///

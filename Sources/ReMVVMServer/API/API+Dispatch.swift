@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import ReMVVMPersistence
 import Synchronization
 

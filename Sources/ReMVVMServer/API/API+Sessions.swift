@@ -1,6 +1,7 @@
 import Logging
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 
 extension API {
     /// `POST /v1/sessions`: a new session with its own store.

@@ -1,5 +1,6 @@
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 
 extension HTTPResponse {
     /// A JSON answer.

@@ -1,5 +1,6 @@
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 
 /// An RFC 9457 problem answer: what went wrong, in a form both people and programs can read.
 ///

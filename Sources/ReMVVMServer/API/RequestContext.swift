@@ -1,5 +1,5 @@
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// How a request proved which session it belongs to.
 struct Credentials {

@@ -1,6 +1,7 @@
 import Logging
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import ReMVVMPersistence
 
 /// The v1 API: routes each request to its endpoint. Runs on the transport's worker threads

@@ -1,4 +1,4 @@
-import Glibc
+import ReMVVMJSON
 
 /// Where a request goes, decided from its path alone.
 enum Route: Equatable {
@@ -53,8 +53,7 @@ enum Route: Equatable {
     private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count >= literal.utf8CodeUnitCount else { return false }
         return literal.withUTF8Buffer { literal in
-            guard let base = bytes.baseAddress, let expected = literal.baseAddress else { return literal.isEmpty }
-            return memcmp(base, expected, literal.count) == 0
+            UnsafeBufferPointer(rebasing: bytes[..<literal.count]).span.bytesEqual(literal.span)
         }
     }
 

@@ -1,6 +1,6 @@
 import Logging
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMPersistence
 import Synchronization
 

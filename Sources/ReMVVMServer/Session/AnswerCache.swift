@@ -1,5 +1,6 @@
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import Synchronization
 
 /// Patches and answer bodies of one session, computed once and shared by every reader.
@@ -152,13 +153,12 @@ final class AnswerCache: Sendable {
             return kept[old.version]
         }
         if let cached { return cached }
-        // Straight from the snapshots' bytes (the answers have written them already); trees only as a fallback.
-        let patch: [UInt8]
-        if let direct = JSONPatch.serializedDiff(fromSerialized: try old.jsonBytes(), to: try new.jsonBytes()) {
-            patch = direct
-        } else {
-            patch = JSONPatch.diff(from: try old.json(), to: try new.json()).serialized()
-        }
+        // Straight from the snapshots' bytes (the answers have written them already). Snapshot bytes are always in
+        // the form the differ reads; were they not, the client would be sent the whole view as one replace.
+        let newBytes = try new.jsonBytes()
+        let patch =
+            JSONPatch.serializedDiff(fromSerialized: try old.jsonBytes(), to: newBytes)
+            ?? JSONPatch.serializedReplacement(with: newBytes)
         let superseded = patches.withLock { patches -> Patches? in
             let fresh = Patches(to: new.version, first: (old.version, patch))
             guard let index = patches.index(of: new.name) else {

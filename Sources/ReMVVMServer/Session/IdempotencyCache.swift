@@ -1,5 +1,5 @@
 import MicroHTTP
-import ReMVVM
+import ReMVVMJSON
 import ReMVVMPersistence
 
 /// Remembers dispatch answers by `Idempotency-Key`, so a retried request is answered without

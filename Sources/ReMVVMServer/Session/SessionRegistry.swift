@@ -1,5 +1,5 @@
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMPersistence
 import Synchronization
 

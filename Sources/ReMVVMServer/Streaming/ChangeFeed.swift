@@ -1,5 +1,6 @@
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import Synchronization
 
 /// Builds what a long-poll answers and an event stream sends: the changes of some views from

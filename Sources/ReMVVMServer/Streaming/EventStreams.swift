@@ -1,5 +1,6 @@
 import MicroHTTP
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import Synchronization
 
 /// Every open event stream, so heartbeats and shutdown can reach them.

@@ -1,4 +1,4 @@
-import Glibc
+import ReMVVMJSON
 
 /// Byte-level helpers for the ASCII parts of HTTP (header values, media types, schemes), which run on
 /// every request: they read a string's UTF-8 in place instead of slicing and lowercasing `String`s.
@@ -20,16 +20,17 @@ enum ASCII {
     /// Whether `bytes`, with ASCII letters lowercased, equal `lowercase` (which must be lowercase already).
     ///
     /// An indexed loop over the two buffers, not `zip`'s generic iterators: it runs on every dispatch (the media
-    /// type, the bearer scheme).
+    /// type, the bearer scheme). A byte is folded only when it differs, as media types are nearly always sent in
+    /// lowercase already.
     static func equalsLowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         return lowercase.withUTF8Buffer { expected in
             // Sent in lowercase already, as media types nearly always are: one comparison of the whole.
-            guard let sent = bytes.base.baseAddress, let wanted = expected.baseAddress else { return expected.isEmpty }
-            if memcmp(sent + bytes.startIndex, wanted, expected.count) == 0 { return true }
+            if UnsafeBufferPointer(rebasing: bytes).span.bytesEqual(expected.span) { return true }
             let base = bytes.startIndex
             for offset in 0..<expected.count {
                 let byte = bytes.base[base + offset]
+                guard byte != expected[offset] else { continue }
                 let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
                 guard folded == expected[offset] else { return false }
             }

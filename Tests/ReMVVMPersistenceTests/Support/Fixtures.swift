@@ -1,6 +1,6 @@
 import ExampleApp
 import Foundation
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 
 @testable import ReMVVMPersistence

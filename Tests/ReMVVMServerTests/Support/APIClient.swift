@@ -1,5 +1,6 @@
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 
 /// Speaks the v1 API to a test server over one keep-alive connection, and records every answer in the test's
 /// ``ExchangeLog``; requests that must stay open (a parked poll, an event stream) get connections of their own.

@@ -1,4 +1,4 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// An action no reducer handles; ``HoldMiddleware`` holds it at a ``Gate``.
 struct HoldAction: StoreAction, Equatable {

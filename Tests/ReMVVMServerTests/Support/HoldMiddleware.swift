@@ -1,5 +1,5 @@
 import ExampleApp
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// Holds every `test/hold` dispatch at a gate, keeping its request in flight until the test opens it.
 ///

@@ -1,5 +1,6 @@
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 import Testing
 
 /// What every answer of the API promises, checked on every response the tests read through ``APIClient``:

@@ -1,4 +1,5 @@
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 
 /// The example app's actions as a client sends them.
 enum TestActions {

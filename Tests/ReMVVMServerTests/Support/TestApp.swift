@@ -1,5 +1,5 @@
 import ExampleApp
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 
 /// The example app as the end-to-end tests run it: quotes load in 50 ms instead of 300.
 enum TestApp {

@@ -1,7 +1,7 @@
 import ExampleApp
 import HTTPTestClient
 import Logging
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import Testing
 
 @testable import ReMVVMServer

@@ -1,5 +1,6 @@
 import HTTPTestClient
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
+import ReMVVMJSON
 
 /// A session as `POST /v1/sessions` created it: its id, token and first version and views.
 struct TestSession: Sendable {
