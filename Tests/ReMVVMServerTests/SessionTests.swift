@@ -198,11 +198,14 @@ extension EndToEnd {
         }
 
         @Test func idleSessionsExpireAfterTheTTL() async throws {
-            try await withTestServer(configure: { $0.sessionTTL = .milliseconds(100) }) { server in
+            let clock = ManualServerClock()
+            try await withTestServer(clock: clock, configure: { $0.sessionTTL = .milliseconds(100) }) { server in
                 let api = try server.client()
                 let session = try await api.createSession()
                 #expect(server.server.sessionCount == 1)
-                // The housekeeper expires idle sessions once a second; reading would keep the session alive.
+                // The housekeeper looks for idle sessions once a second of its clock; reading would keep the
+                // session alive.
+                clock.advance(by: .seconds(2))
                 #expect(await eventually { server.server.sessionCount == 0 })
                 #expect(try await api.read(session).status == 404)
             }

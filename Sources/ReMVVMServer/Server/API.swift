@@ -134,9 +134,9 @@ final class API: HTTPHandler {
                 body: .bytes(Array(text.utf8))))
     }
 
-    /// Expires idle sessions; called by the server's housekeeper.
-    func expireIdleSessions() {
-        let expired = sessions.expire()
+    /// Expires the sessions idle at `now` (the housekeeper's clock); called by the server's housekeeper.
+    func expireIdleSessions(now: Int64) {
+        let expired = sessions.expire(now: now)
         if expired > 0 { logger.info("expired idle sessions", metadata: ["sessions.expired": "\(expired)"]) }
     }
 }

@@ -60,7 +60,7 @@ final class Housekeeper: Sendable {
                 nextHeartbeat = now + heartbeat
             }
             if now >= nextExpiry {
-                api.expireIdleSessions()
+                api.expireIdleSessions(now: now)
                 nextExpiry = now + Self.longestSleep
             }
             state.withLock { $0.rounds += 1 }

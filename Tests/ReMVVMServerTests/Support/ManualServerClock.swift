@@ -17,7 +17,10 @@ final class ManualServerClock: ServerClock, @unchecked Sendable {
     }
 
     private let condition = NSCondition()
-    private var current: Int64 = 1_000 * 1_000_000_000
+    /// Starts at the machine's monotonic clock, the time base of a request's arrival by which a session counts as
+    /// used (expiry compares the two), rounded down to a whole second so that the timer's 50 ms buckets begin
+    /// where the tests count from.
+    private var current: Int64 = Session.now() / 1_000_000_000 * 1_000_000_000
     private var sleeps: [Sleep] = []
     /// The alarms of the sleeps under way, by their index in `sleeps`.
     private var asleep: [Int: DispatchSemaphore] = [:]
