@@ -25,8 +25,13 @@ package struct TransportTuning: Sendable, Equatable {
 
     /// The longest a queued resume waits for others to share libmicrohttpd's walk of the suspended connections
     /// with it (``ResumePacing``), reached with 5,000 connections parked on a worker and shorter in proportion
-    /// below; zero resumes everything queued at every pass.
-    package var maxResumeDelay: Duration = .milliseconds(8)
+    /// below; zero, the default, resumes everything queued at every pass.
+    ///
+    /// A worker already gathers every resume queued since its last pass into one walk, so pacing on top of that
+    /// only delays: with 8 ms, one long-poll on each of 10,000 sessions took 1.16-1.25 times as long as with the
+    /// hooks' resume thread (`bench/ab.sh`, BENCHMARKS.md), and without pacing 1.02; against nginx+nchan, 0.86
+    /// without and 1.04 with it.
+    package var maxResumeDelay: Duration = .zero
 
     /// The measured defaults.
     package init() {}
