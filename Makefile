@@ -16,7 +16,7 @@ check-dockerfile:
 # BENCHMARKS.md explains them. `make bench-profile` records a perf profile of the server under load;
 # `make bench-budget` measures how much work per request the dispatch target leaves (the floor with work added);
 # `make bench-placement` runs the dispatch load with the two workers placed by hand (together, apart, free);
-# `make bench-resumes` counts the resume batches and worker wake-ups of the 10,000-session long-poll fan-out;
+# `make bench-resumes` counts the worker wake-ups by resumes in the 10,000-session long-poll fan-out;
 # `make bench-cachesim` counts what one change of that fan-out touches cold (valgrind's cache simulation);
 # `make bench-cpusplit` splits that fan-out's CPU into the server's user and system time, the client's, and the
 # whole machine's user, system, interrupt and idle time over its window.

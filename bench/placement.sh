@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where the two workers run, and what it costs: the dispatch load of scenario 1a against one server whose
-# libmicrohttpd worker threads are placed by hand between runs (taskset -p on each MHD-worker thread), in
+# worker threads are placed by hand between runs (taskset -p on each remvvm-http-N thread; MHD-worker in the floor), in
 # turns for BENCH_REPEAT rounds:
 #   together  both workers on the first CPU      (what the scheduler sometimes settles on by itself)
 #   apart     one worker on each of the first two CPUs (what --pin-workers does)
@@ -36,8 +36,11 @@ if [ "$who" = floor ]; then
     start floor_post "$FLOOR_PORT" /healthz "$BIN/floor_post" "$FLOOR_PORT" "$answer" "$THREADS"
     pid=$PID port=$FLOOR_PORT
 fi
-workers=$(for task in /proc/"$pid"/task/*; do if grep -q '^MHD-worker' "$task/comm"; then basename "$task"; fi; done)
-[ "$(printf '%s\n' $workers | wc -l)" -eq 2 ] || die "expected two MHD-worker threads, found: $workers"
+# The server's workers are the transport's own threads; the floor's are libmicrohttpd's.
+name=remvvm-http-
+[ "$who" = floor ] && name=MHD-worker
+workers=$(for task in /proc/"$pid"/task/*; do if grep -q "^$name" "$task/comm"; then basename "$task"; fi; done)
+[ "$(printf '%s\n' $workers | wc -l)" -eq 2 ] || die "expected two $name threads (--threads 2), found: $workers"
 
 say "== $who: wrk -t2 -c64 -d${BENCH_DURATION}s, workers placed by hand (CPUs allowed: $cpus)"
 for round in $(seq "$BENCH_REPEAT"); do

@@ -15,7 +15,7 @@ build_server
 D=${BENCH_DURATION}
 wait_for_idle_machine
 
-# The server's threads are named MHD-worker (libmicrohttpd) and com.apple.root.* (Swift's pool), never
+# The server's threads are named remvvm-http-N (the transport's workers) and com.apple.root.* (Swift's pool), never
 # remvvm-server, so `--comm remvvm-server` would match nothing: the recording is limited to the server's pid.
 report() {
     {

@@ -2,9 +2,9 @@
 # How well resumes share libmicrohttpd's walk of its suspended connections: one long-poll on each of
 # BENCH_FANOUT_N sessions, each changed by a dispatch of its own (scenario 2's second case), BENCH_REPEAT
 # times, with `perf record -e syscalls:sys_enter_read` on the server cut to the fan-out client's window.
-# The resume thread (remvvm-resume) reads its eventfd once per batch it waits for; a libmicrohttpd worker
-# (MHD-worker) reads its wake-up eventfd once per loop a resume woke, and walks its whole suspended list in
-# the next. Prints those counts with the last answer and the server's CPU in the window.
+# A worker (remvvm-http-N) reads its wake-up eventfd once per pass that resumes queued by another thread
+# woke, and walks its whole suspended list once in that pass, however many resumes it takes. Prints that count
+# with the last answer and the server's CPU in the window.
 # usage: bench/resumes.sh [SERVER_BINARY]   (perf's syscall tracepoints need root, as the scripts run here)
 source "$(dirname "$0")/lib.sh"
 
@@ -22,8 +22,7 @@ for round in $(seq "$BENCH_REPEAT"); do
     [ -n "$window" ] || die "the fan-out client printed no window: $(tail -3 "$LOGS/resumes-fanout.log")"
     line=$(grep '^RESULT' "$LOGS/resumes-fanout.log")
     counts=$(perf script -i "$BIN/perf-resumes.data" --time "$window" -F comm 2>/dev/null | sort | uniq -c)
-    batches=$(awk '$2 == "remvvm-resume" { s += $1 } END { print s + 0 }' <<<"$counts")
-    wakeups=$(awk '$2 == "MHD-worker" { s += $1 } END { print s + 0 }' <<<"$counts")
+    wakeups=$(awk '$2 ~ /^remvvm-http-/ { s += $1 } END { print s + 0 }' <<<"$counts")
     say "   round $round: last answer $(field last_ms "$line") ms, server CPU $(field server_cpu_ms "$line") ms," \
-        "resume batches $batches, worker wake-ups $wakeups"
+        "worker wake-ups $wakeups"
 done
