@@ -78,7 +78,7 @@ final class SessionLoader: Sendable {
         guard
             let session = Session(
                 id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,
-                store: restored.store, idempotencyLimit: idempotencyLimit, keys: restored.keys)
+                store: restored.store, idempotencyLimit: idempotencyLimit, keys: restored.keys, base: restored.base)
         else {
             restored.store.close()
             durability.forget(session: id)
