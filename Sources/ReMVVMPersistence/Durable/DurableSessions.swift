@@ -71,7 +71,8 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
             let erased = AnyProjectedStore(store)
             let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
             restored.append(
-                RestoredSession(record: record, store: erased, keys: latest, base: base) { definition.onRestore(store) })
+                RestoredSession(record: record, store: erased, keys: latest, base: base) { definition.onRestore(store) }
+            )
         }
         logger.info(
             "restored sessions from durable storage",
