@@ -59,6 +59,34 @@ final class MultiNodeTests {
         try await nodeB.stop()
     }
 
+    @Test func concurrentFirstRequestsShareOneLoad() async throws {
+        let nodeA = try Node.start("node-a", on: database)
+        let nodeB = try Node.start("node-b", on: database)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            #expect(try client.dispatch(session).status == 200)
+            return session
+        }
+        // The session's row locked behind node B's back: its load waits until the lock goes.
+        let blocker = try database.connect()
+        try blocker.execute("BEGIN")
+        try blocker.execute("SELECT 1 FROM sessions WHERE id = $1::text FOR UPDATE", [.text(session.id)])
+        async let statuses = withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { try await onOwnThread { try nodeB.client().read(session).status } } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(try await eventually { nodeB.server.api.loader?.waiting == 8 })
+        // The requests park: the transport's threads serve others meanwhile.
+        #expect(try await onOwnThread { try nodeB.client().http.request("GET", "/healthz").status } == 200)
+        try blocker.execute("COMMIT")
+        #expect(try await statuses == Array(repeating: 200, count: 8))
+        // One takeover: the fence moved once.
+        #expect(try lease(session) == ("node-b", 2))
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
     @Test func aWrongTokenNeverMovesASession() async throws {
         let nodeA = try Node.start("node-a", on: database)
         let nodeB = try Node.start("node-b", on: database)
