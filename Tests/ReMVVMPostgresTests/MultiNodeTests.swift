@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestClient
+import ReMVVMPersistence
 import Synchronization
 import Testing
 
@@ -84,6 +85,32 @@ final class MultiNodeTests {
         // One takeover: the fence moved once.
         #expect(try lease(session) == ("node-b", 2))
         try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
+    @Test func aSessionWithAThousandLogEntriesIsTakenOverWithinTwoSeconds() async throws {
+        let id = String(repeating: "ab", count: 16)
+        let token = String(repeating: "cd", count: 16)
+        let storage = try PostgresSessionStorage(url: database.url, node: "node-a", listensForTakeovers: false)
+        let increase = Data(#"[{"type":"counter/increase","payload":{}}]"#.utf8)
+        try storage.write([
+            .create(SessionRecord(id: id, tokenHash: Hashing.tokenHash(token), epoch: "e1000")),
+            .append(session: id, commits: (1...1_000).map { StoredCommit(version: $0, actions: increase) }),
+        ])
+        storage.close()
+        let nodeB = try Node.start("node-b", on: database)
+        let session = ClusterSession(id: id, token: token, epoch: "e1000")
+        let (read, elapsed) = try await onOwnThread {
+            let client = try nodeB.client()
+            let start = ContinuousClock.now
+            let read = try client.read(session)
+            return (read, ContinuousClock.now - start)
+        }
+        #expect(read.status == 200)
+        #expect(read.counter == 1_000)
+        #expect(read.header("Store-Version") == session.cursor(1_000))
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        print("takeover of a session with 1,000 log entries after its snapshot: \(elapsed)")
         try await nodeB.stop()
     }
 
