@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
 import Logging
+import PostgresTestSupport
 import ReMVVM
 import ReMVVMPersistence
 import Synchronization
@@ -10,7 +11,7 @@ import Testing
 
 /// The group-commit writer on PostgreSQL when another node takes some of its sessions over: the
 /// batch is refused as a whole, and written again without the lost sessions.
-@Suite(.enabled(if: TestDatabase.baseURL != nil, TestDatabase.reason))
+@Suite(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)))
 final class FencedWriterTests {
     let database: TestDatabase
     static let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }

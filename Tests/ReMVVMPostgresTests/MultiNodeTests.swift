@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestClient
+import PostgresTestSupport
 import ReMVVMPersistence
 import Synchronization
 import Testing
@@ -10,7 +11,7 @@ import Testing
 /// Two servers in one process on one PostgreSQL database, over real HTTP on loopback: sessions move to
 /// the node that serves them, the fence keeps the old node from acknowledging anything, and its waiters
 /// are let go so that clients reach the new owner.
-@Suite(.enabled(if: TestDatabase.baseURL != nil, TestDatabase.reason), .serialized)
+@Suite(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)), .serialized)
 final class MultiNodeTests {
     let database: TestDatabase
 

@@ -2,6 +2,7 @@ import ExampleApp
 import Foundation
 import HTTPTestClient
 import Logging
+import PostgresTestSupport
 import ReMVVMPersistence
 
 @testable import ReMVVMPostgres
@@ -70,7 +71,7 @@ struct NodeClient {
         let body = try response.json()
         guard response.status == 201, let id = body["id"] as? String, let token = body["token"] as? String,
             let version = body["version"] as? String, let dot = version.lastIndex(of: ".")
-        else { throw PostgresError(message: "create answered \(response.status): \(response.text)") }
+        else { throw TestDatabaseError("create answered \(response.status): \(response.text)") }
         return ClusterSession(id: id, token: token, epoch: String(version[..<dot]))
     }
 
