@@ -13,5 +13,6 @@ package struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// The server's DETAIL field, when it sent one (the fence check lists the lost sessions there).
     var detail: String?
 
+    /// The message, with the SQLSTATE when there is one.
     package var description: String { state.map { "\(message) (SQLSTATE \($0))" } ?? message }
 }

@@ -162,6 +162,54 @@ final class MultiNodeTests {
         try await nodeB.stop()
     }
 
+    /// Waits until `count` backends of this test's database wait for a lock.
+    func waitForLockWaiters(_ count: Int) async throws -> Bool {
+        let connection = try database.connect()
+        let name = database.name
+        return try await eventually {
+            let rows = try? connection.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1::text AND wait_event_type = 'Lock'",
+                [.text(name)])
+            return (try? rows?.int64(0, 0)) ?? 0 >= count
+        }
+    }
+
+    @Test func aNodePausedBeforeItsWriteNeverAcknowledgesAVersionTwice() async throws {
+        let nodeA = try Node.start("node-a", on: database, listens: false)
+        let nodeB = try Node.start("node-b", on: database, listens: false)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            #expect(try client.dispatch(session).status == 200)
+            return session
+        }
+        // Version 2's log row held by an open transaction: node A's write of it waits, as if paused.
+        let holder = try database.connect()
+        try holder.execute("BEGIN")
+        try holder.execute(
+            "INSERT INTO log (session, version, format, actions) VALUES ($1::text, 2, 1, '[]')", [.text(session.id)])
+        async let paused = onOwnThread { try nodeA.client(timeout: .seconds(20)).dispatch(session) }
+        #expect(try await waitForLockWaiters(1))
+
+        // Meanwhile node B takes the session over at version 1 and makes its own version 2.
+        #expect(try await onOwnThread { try nodeB.client().read(session).counter } == 1)
+        async let taken = onOwnThread { try nodeB.client(timeout: .seconds(20)).dispatch(session) }
+        #expect(try await waitForLockWaiters(2))
+        try holder.execute("ROLLBACK")
+
+        let (stale, fresh) = try await (paused, taken)
+        #expect(stale.status == 503, "\(stale.text)")
+        #expect(stale.problemType == "/problems/session-moved")
+        #expect(fresh.status == 200)
+        #expect(fresh.header("Store-Version") == session.cursor(2))
+        // Exactly the acknowledged actions: node A's first, node B's second.
+        let final = try await onOwnThread { try nodeB.client().read(session) }
+        #expect(final.counter == 2)
+        #expect(final.header("Store-Version") == session.cursor(2))
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
     @Test func aTakeoverNoticeLetsTheOldNodesWaitersGoWithinASecond() async throws {
         let nodeA = try Node.start("node-a", on: database)
         let nodeB = try Node.start("node-b", on: database)
