@@ -1,6 +1,8 @@
+import ExampleApp
 import Foundation
 import HTTPTestClient
 import PostgresTestSupport
+import ReMVVM
 import ReMVVMPersistence
 import Synchronization
 import Testing
@@ -112,6 +114,44 @@ final class MultiNodeTests {
         #expect(read.header("Store-Version") == session.cursor(1_000))
         #expect(elapsed < .seconds(2), "took \(elapsed)")
         print("takeover of a session with 1,000 log entries after its snapshot: \(elapsed)")
+        try await nodeB.stop()
+    }
+
+    @Test func aLoadedSessionResumesItsAppsEffects() async throws {
+        // Node A's quote never comes in time; node B's comes at once.
+        var slow = Services()
+        slow.quotes = LocalQuoteService(delay: .seconds(60))
+        var quick = Services()
+        quick.quotes = LocalQuoteService(delay: .zero)
+        let nodeA = try Node.start("node-a", on: database, services: slow)
+        let nodeB = try Node.start("node-b", on: database, services: quick)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            let load = try client.http.request(
+                "POST", "\(session.path)/actions?views=quote",
+                headers: [session.authorization, ("Content-Type", "application/json")],
+                body: Array(#"{"type":"quote/load"}"#.utf8))
+            #expect(load.status == 200)
+            return session
+        }
+        // Taken over with its quote loading: the app's restore hook loads it again, on node B.
+        let quote = try await onOwnThread {
+            let client = try nodeB.client()
+            let deadline = ContinuousClock.now + .seconds(5)
+            var body: [String: Any] = [:]
+            repeat {
+                let read = try client.http.request(
+                    "GET", "\(session.path)?views=quote", headers: [session.authorization])
+                body = ((try read.json()["views"] as? [String: Any])?["quote"] as? [String: Any]) ?? [:]
+                if body["text"] is String { break }
+                usleep(20_000)
+            } while ContinuousClock.now < deadline
+            return (body["text"] as? String, body["loading"] as? Bool)
+        }
+        #expect(quote.0 != nil)
+        #expect(quote.1 == false)
+        try await nodeA.stop()
         try await nodeB.stop()
     }
 

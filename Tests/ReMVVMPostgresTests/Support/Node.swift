@@ -3,6 +3,7 @@ import Foundation
 import HTTPTestClient
 import Logging
 import PostgresTestSupport
+import ReMVVM
 import ReMVVMPersistence
 
 @testable import ReMVVMPostgres
@@ -18,7 +19,8 @@ struct Node: Sendable {
 
     /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes.
     static func start(
-        _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000
+        _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
+        services: Services = Services()
     ) throws -> Node {
         let storage = try PostgresSessionStorage(
             url: database.url, node: name, listensForTakeovers: listens, logger: quiet)
@@ -29,7 +31,8 @@ struct Node: Sendable {
         var durability = DurabilityConfiguration()
         durability.snapshotEvery = snapshotEvery
         let server = StoreServer(
-            ExampleApp.definition(), configuration: configuration, storage: storage, durability: durability,
+            ExampleApp.definition(services: services), configuration: configuration, storage: storage,
+            durability: durability,
             logger: quiet)
         try server.start()
         return Node(server: server, name: name)
