@@ -179,7 +179,10 @@ final class MultiNodeTests {
             let clientB = try nodeB.client()
             let session = try clientA.createSession()
             #expect(try clientA.dispatch(session).status == 200)
-            #expect(try clientB.read(session).counter == 1)
+            // Node B's first request for the session is a dispatch: loaded, then applied.
+            let first = try clientB.dispatch(session)
+            #expect(first.status == 200)
+            #expect(first.counter == 2)
 
             let stale = try clientA.dispatch(session, key: "retry-me")
             #expect(stale.status == 503, "\(stale.text)")
@@ -190,13 +193,13 @@ final class MultiNodeTests {
 
             let retried = try clientB.dispatch(session, key: "retry-me")
             #expect(retried.status == 200)
-            #expect(retried.header("Store-Version") == session.cursor(2))
-            #expect(retried.counter == 2)
+            #expect(retried.header("Store-Version") == session.cursor(3))
+            #expect(retried.counter == 3)
             let again = try clientB.dispatch(session, key: "retry-me")
             #expect(again.status == 200)
             #expect(again.body == retried.body)
-            // Exactly the acknowledged actions: one, then the retried one.
-            #expect(try clientB.read(session).counter == 2)
+            // Exactly the acknowledged actions: node A's, node B's, then the retried one.
+            #expect(try clientB.read(session).counter == 3)
         }
         try await nodeA.stop()
         try await nodeB.stop()
