@@ -59,10 +59,13 @@ final class FencedWriterTests {
         #expect(try rows.int64(0, 1) == 1)
     }
 
-    @Test func aTakeoverIsAnnouncedToTheNodeThatHeldTheSession() async throws {
-        let nodeA = try PostgresSessionStorage(url: database.url, node: "node-a")
+    /// Also when both nodes have the same name (say, `0.0.0.0:8080` in every container): notices are told apart
+    /// by their fences.
+    @Test(arguments: [("node-a", "node-b"), ("0.0.0.0:8080", "0.0.0.0:8080")])
+    func aTakeoverIsAnnouncedToTheNodeThatHeldTheSession(names: (String, String)) async throws {
+        let nodeA = try PostgresSessionStorage(url: database.url, node: names.0)
         defer { nodeA.close() }
-        let nodeB = try PostgresSessionStorage(url: database.url, node: "node-b")
+        let nodeB = try PostgresSessionStorage(url: database.url, node: names.1)
         defer { nodeB.close() }
         // When each notice was heard, read on the listener's thread: the test's own tasks may be slow to run.
         let heard = Mutex<[(id: String, at: ContinuousClock.Instant)]>([])
