@@ -48,10 +48,11 @@ package final class TestDatabase: Sendable {
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1::text", [.text(name)])
     }
 
-    /// Waits (at most five seconds) until `count` takeover listeners are connected and listening.
+    /// Waits (at most fifteen seconds: the suite shares two cores) until `count` takeover listeners are
+    /// connected and listening.
     package func waitForListeners(_ count: Int) async throws {
         let connection = try connect()
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             let rows = try connection.execute(
                 """
@@ -61,7 +62,7 @@ package final class TestDatabase: Sendable {
             if try rows.int64(0, 0) >= count { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestDatabaseError("\(count) takeover listeners did not start within five seconds")
+        throw TestDatabaseError("\(count) takeover listeners did not start within fifteen seconds")
     }
 
     deinit {

@@ -29,7 +29,7 @@ final class MultiNodeTests {
     }
 
     /// Waits (at most `timeout`) until `condition` holds; whether it did.
-    func eventually(within timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
+    func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
