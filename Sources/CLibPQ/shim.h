@@ -5,3 +5,8 @@
 static inline const char *remvvm_pq_sqlstate(const PGresult *result) {
     return PQresultErrorField(result, PG_DIAG_SQLSTATE);
 }
+
+// PG_DIAG_MESSAGE_DETAIL, likewise: the fence check lists every session another node took over there.
+static inline const char *remvvm_pq_detail(const PGresult *result) {
+    return PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL);
+}

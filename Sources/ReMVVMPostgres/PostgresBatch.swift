@@ -1,5 +1,6 @@
 import Foundation
 import ReMVVMPersistence
+import Synchronization
 
 /// One group-commit batch as the statements of one pipelined transaction: the log rows and the
 /// idempotency keys of every session go in multi-row INSERTs, and the last statement checks the
@@ -31,14 +32,17 @@ struct PostgresBatch {
         checkFences()
     }
 
-    /// The fences held once the transaction committed with these `results`.
-    func fences(after results: [PostgresRows]) throws(PostgresError) -> [String: Int64] {
-        var held = fences
-        for id in deleted { held[id] = nil }
-        for (statement, session) in creates where held[session] == nil {
-            held[session] = try results[statement].int64(0, 0)
+    /// Updates the fences held once the transaction committed with these `results`: deleted sessions'
+    /// go, created sessions' come.
+    func settle(_ held: borrowing Mutex<[String: Int64]>, after results: [PostgresRows]) throws(PostgresError) {
+        var created: [(String, Int64)] = []
+        for (statement, session) in creates where fences[session] == nil {
+            created.append((session, try results[statement].int64(0, 0)))
         }
-        return held
+        held.withLock { held in
+            for id in deleted { held[id] = nil }
+            for (session, fence) in created where held[session] == nil { held[session] = fence }
+        }
     }
 
     private mutating func plan(_ change: StorageChange) {
@@ -99,7 +103,8 @@ struct PostgresBatch {
             written.insert(session)
         case .delete(let session):
             flush()
-            // A session another node took over (its fence moved on) is left to it, with its rows.
+            // A session another node took over (its fence moved on, or this node forgot it) is left to it.
+            guard fences[session] != nil || creates.contains(where: { $0.session == session }) else { return }
             let fence: PostgresValue = fences[session].map { .int64($0) } ?? .null
             add(
                 "DELETE FROM sessions WHERE id = $1::text AND ($2::bigint IS NULL OR fence = $2::bigint)",

@@ -93,6 +93,22 @@ final class PostgresConnection {
         return results
     }
 
+    /// The connection's socket, to wait on for notifications; -1 when closed.
+    var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    /// Reads what the server sent and returns the notifications (`LISTEN`) received so far, as
+    /// (channel, payload) pairs.
+    func notifications() throws(PostgresError) -> [(channel: String, payload: String)] {
+        let handle = try openHandle()
+        guard PQconsumeInput(handle) == 1 else { throw failure("cannot read from PostgreSQL") }
+        var received: [(channel: String, payload: String)] = []
+        while let notify = PQnotifies(handle) {
+            received.append((String(cString: notify.pointee.relname), String(cString: notify.pointee.extra)))
+            PQfreemem(notify)
+        }
+        return received
+    }
+
     private func openHandle() throws(PostgresError) -> OpaquePointer {
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             throw PostgresError(message: "the connection to PostgreSQL is closed", connectionLost: true)
@@ -115,7 +131,9 @@ final class PostgresConnection {
             let message = Self.message(PQresultErrorMessage(result))
             // Class 08: connection exceptions; 57P: the server shuts down or ended this backend.
             let lost = !isOpen || state?.hasPrefix("08") == true || state?.hasPrefix("57P") == true
-            throw PostgresError(state: state, message: message, connectionLost: lost, fenced: state == Self.fencedState)
+            throw PostgresError(
+                state: state, message: message, connectionLost: lost, fenced: state == Self.fencedState,
+                detail: remvvm_pq_detail(result).map { String(cString: $0) })
         }
         return Self.rows(of: result)
     }

@@ -10,6 +10,8 @@ struct PostgresError: Error, Sendable, CustomStringConvertible {
     var incompatible = false
     /// The session's lease moved to another node: its fence no longer matches.
     var fenced = false
+    /// The server's DETAIL field, when it sent one (the fence check lists the lost sessions there).
+    var detail: String?
 
     var description: String { state.map { "\(message) (SQLSTATE \($0))" } ?? message }
 }

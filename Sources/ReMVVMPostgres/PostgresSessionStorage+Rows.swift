@@ -9,18 +9,26 @@ extension PostgresSessionStorage {
             created: Date(timeIntervalSince1970: try rows.double(row, 3)), format: Int(try rows.int32(row, 4)))
     }
 
-    /// Makes `node` the session's owner with the next fence, and reads the session; nil when it is not stored.
-    static func takeOver(_ id: String, node: String, in connection: PostgresConnection) throws(PostgresError) -> (
-        StoredSession, Int64
-    )? {
+    /// The channel a takeover is announced on, with `<session id> <new owner> <fence>` as the payload.
+    static let takeoverChannel = "remvvm_sessions"
+
+    /// Makes `node` the session's owner with the next fence, announces it on ``takeoverChannel``
+    /// (delivered at COMMIT), and reads the session; nil when it is not stored, or when `tokenHash`
+    /// is given and is not its token's (then nothing moves).
+    static func takeOver(
+        _ id: String, node: String, tokenHash: String? = nil, in connection: PostgresConnection
+    ) throws(PostgresError) -> (StoredSession, Int64)? {
         let session = try connection.execute(
             """
-            UPDATE sessions SET owner = $2::text, fence = fence + 1 WHERE id = $1::text
+            UPDATE sessions SET owner = $2::text, fence = fence + 1
+            WHERE id = $1::text AND ($3::text IS NULL OR token_hash = $3::text)
             RETURNING id, token_hash, epoch, created, format, fence
-            """, [.text(id), .text(node)])
+            """, [.text(id), .text(node), tokenHash.map(PostgresValue.text) ?? .null])
         guard session.count == 1 else { return nil }
         let record = try record(session, 0)
         let fence = try session.int64(0, 5)
+        try connection.execute(
+            "SELECT pg_notify($1::text, $2::text)", [.text(takeoverChannel), .text("\(id) \(node) \(fence)")])
         let snapshots = try connection.execute(
             "SELECT version, format, state_type, state_version, state FROM snapshots WHERE session = $1::text",
             [.text(id)])

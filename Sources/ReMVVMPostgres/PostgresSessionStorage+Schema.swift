@@ -2,7 +2,7 @@ import ReMVVMPersistence
 
 extension PostgresSessionStorage {
     /// The schema version this server writes, in the `schema_version` table.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
     private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
@@ -12,6 +12,9 @@ extension PostgresSessionStorage {
     /// Version 1: `sessions` (identity, with the hashed token and the `owner`/`fence` lease that
     /// every append checks), `snapshots`, `log` (primary key session and version), `idempotency`, and
     /// the fence check `remvvm_check_fences`.
+    ///
+    /// Version 2: `remvvm_check_fences` names every session the batch lost in its DETAIL, so the writer
+    /// drops those and writes the others in the same round.
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -27,6 +30,9 @@ extension PostgresSessionStorage {
             }
             if version < 1 {
                 for statement in firstSchema { try connection.execute(statement) }
+            }
+            if version < 2 {
+                for statement in secondSchema { try connection.execute(statement) }
             }
             if version < schemaVersion {
                 try connection.execute("DELETE FROM schema_version")
@@ -101,5 +107,26 @@ extension PostgresSessionStorage {
         END
         $$
         """,
+    ]
+
+    /// The fence check again, raising with the list of every lost session (comma-separated, in its DETAIL).
+    private static let secondSchema = [
+        """
+        CREATE OR REPLACE FUNCTION remvvm_check_fences(ids text[], fences bigint[]) RETURNS void
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            lost text[];
+        BEGIN
+            PERFORM 1 FROM sessions WHERE id = ANY (ids) FOR SHARE;
+            SELECT array_agg(f.id ORDER BY f.id) INTO lost FROM unnest(ids, fences) AS f (id, fence)
+                LEFT JOIN sessions s ON s.id = f.id
+                WHERE s.id IS NULL OR (f.fence IS NOT NULL AND s.fence <> f.fence);
+            IF lost IS NOT NULL THEN
+                RAISE EXCEPTION 'another node took over % session(s)', cardinality(lost)
+                    USING ERRCODE = 'RV001', DETAIL = array_to_string(lost, ',');
+            END IF;
+        END
+        $$
+        """
     ]
 }

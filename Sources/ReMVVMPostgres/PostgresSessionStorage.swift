@@ -12,13 +12,14 @@ import Synchronization
 /// fence moves on); every write checks, in its own transaction, that the fences of the sessions it
 /// touches are still this node's, and is refused as a whole (``StorageError/isFenced``) otherwise.
 ///
-/// One connection, behind a lock: the writer thread is its only steady user. A lost connection
-/// fails the call in progress with ``StorageError/unavailable(_:)``; the next call connects again.
+/// Two connections, each behind a lock: one for the writer thread's batches, one for takeovers, so
+/// that loading a session never waits for a batch's WAL flush. A lost connection fails the call in
+/// progress with ``StorageError/unavailable(_:)``; the next call connects again. A third one,
+/// opened by ``watchTakeovers(_:)``, listens for other nodes' takeovers.
 public final class PostgresSessionStorage: SessionStorage {
-    struct State {
+    /// One connection, opened again when lost.
+    struct Slot {
         var connection: PostgresConnection?
-        /// The fence this node holds for each session it created or took over.
-        var fences: [String: Int64] = [:]
         var closed = false
     }
 
@@ -26,7 +27,11 @@ public final class PostgresSessionStorage: SessionStorage {
     public let node: String
     private let url: String
     let logger: Logger
-    private let state: Mutex<State>
+    private let writing: Mutex<Slot>
+    private let loading = Mutex(Slot())
+    /// The fence this node holds for each session it created or took over.
+    private let fences = Mutex<[String: Int64]>([:])
+    private let listener = Mutex<TakeoverListener?>(nil)
 
     /// Connects to `url` (a libpq URI such as `postgresql://user@127.0.0.1:5432/remvvm`), then
     /// creates or migrates the schema.
@@ -43,12 +48,15 @@ public final class PostgresSessionStorage: SessionStorage {
         } catch {
             throw Self.storageError(error)
         }
-        state = Mutex(State(connection: connection))
+        writing = Mutex(Slot(connection: connection))
     }
+
+    /// Shared by every node on the database: sessions are loaded when first asked for.
+    public var isShared: Bool { true }
 
     /// The identity of every stored session, oldest first.
     public func list() throws(StorageError) -> [SessionRecord] {
-        try access { connection, _ throws(PostgresError) in
+        try access(loading) { connection throws(PostgresError) in
             let rows = try connection.execute(
                 "SELECT id, token_hash, epoch, created, format FROM sessions ORDER BY created, id")
             return try (0..<rows.count).map { row throws(PostgresError) in try Self.record(rows, row) }
@@ -58,66 +66,138 @@ public final class PostgresSessionStorage: SessionStorage {
     /// Takes the session over (its fence moves on, this node becomes its owner) and reads it: its
     /// identity, snapshot, the log after it and its idempotency keys, in one transaction.
     public func load(_ id: String) throws(StorageError) -> StoredSession? {
+        try takeOver(id, tokenHash: nil)
+    }
+
+    /// Takes the session over and reads it, as ``load(_:)``, but only if `tokenHash` is its token's
+    /// hash: checked in the same statement that moves the fence, so a wrong token moves nothing.
+    public func takeOver(_ id: String, tokenHash: String) throws(StorageError) -> StoredSession? {
+        try takeOver(id, tokenHash: Optional(tokenHash))
+    }
+
+    private func takeOver(_ id: String, tokenHash: String?) throws(StorageError) -> StoredSession? {
         let node = self.node
-        return try access { connection, fences throws(PostgresError) in
-            try Self.transaction(connection) { () throws(PostgresError) -> StoredSession? in
-                guard let (session, fence) = try Self.takeOver(id, node: node, in: connection) else { return nil }
-                fences[id] = fence
-                return session
-            }
-        }
+        guard
+            let (session, fence) = try access(
+                loading,
+                { connection throws(PostgresError) in
+                    try Self.transaction(connection) { () throws(PostgresError) -> (StoredSession, Int64)? in
+                        try Self.takeOver(id, node: node, tokenHash: tokenHash, in: connection)
+                    }
+                })
+        else { return nil }
+        fences.withLock { $0[id] = fence }
+        return session
     }
 
     /// Applies `changes` as one transaction, durable when this returns; refused as a whole when
-    /// another node took over one of the sessions it touches.
+    /// another node took over one of the sessions it touches, with every such session named in
+    /// ``StorageError/lostSessions`` (whose fences this node then forgets).
     public func write(_ changes: [StorageChange]) throws(StorageError) {
         guard !changes.isEmpty else { return }
-        let node = self.node
-        try access { connection, fences throws(PostgresError) in
-            let batch = PostgresBatch(node: node, fences: fences, changes: changes)
-            let results = try connection.pipeline(batch.statements)
-            fences = try batch.fences(after: results)
+        let batch = PostgresBatch(node: node, fences: fences.withLock { $0 }, changes: changes)
+        do throws(StorageError) {
+            let results = try access(writing) { connection throws(PostgresError) in
+                try connection.pipeline(batch.statements)
+            }
+            do throws(PostgresError) {
+                try batch.settle(fences, after: results)
+            } catch {
+                throw Self.storageError(error)
+            }
+        } catch {
+            guard error.isFenced else { throw error }
+            fences.withLock { held in for id in error.lostSessions { held[id] = nil } }
+            throw error
         }
     }
 
-    /// Closes the connection; later calls fail with ``StorageError/closed``. Idempotent.
+    /// Sets `owner` to NULL on every session this node still holds with its fence, so that the next
+    /// node to see one takes it over without doubt; the fences are forgotten.
+    public func releaseAll() throws(StorageError) {
+        let held = fences.withLock { $0 }
+        guard !held.isEmpty else { return }
+        let node = self.node
+        let ids = held.keys.sorted()
+        _ = try access(writing) { connection throws(PostgresError) in
+            try connection.execute(
+                """
+                UPDATE sessions s SET owner = NULL FROM unnest($1::text::text[], $2::text::bigint[]) AS f (id, fence)
+                WHERE s.id = f.id AND s.fence = f.fence AND s.owner = $3::text
+                """,
+                [
+                    .text("{" + ids.joined(separator: ",") + "}"),
+                    .text("{" + ids.map { String(held[$0] ?? 0) }.joined(separator: ",") + "}"), .text(node),
+                ])
+        }
+        fences.withLock { $0.removeAll() }
+    }
+
+    /// Listens for takeovers on a connection and thread of their own; `handler` gets the id of each
+    /// session this node holds that another node took over. Once; later calls are ignored.
+    public func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void) {
+        let node = self.node
+        listener.withLock { listener in
+            guard listener == nil else { return }
+            let started = TakeoverListener(url: url, node: node, logger: logger) {
+                [weak self] (id: String, owner: String, fence: Int64) in
+                // Only a newer lease than the one held: a late notice of an older takeover is no news.
+                guard owner != node, let self, self.fences.withLock({ ($0[id] ?? .max) < fence }) else { return }
+                handler(id)
+            }
+            started.start()
+            listener = started
+        }
+    }
+
+    /// Closes the connections and stops listening; later calls fail with ``StorageError/closed``. Idempotent.
     public func close() {
-        state.withLock { state in
-            state.closed = true
-            state.connection?.close()
-            state.connection = nil
+        let listening = listener.withLock { listener in
+            defer { listener = nil }
+            return listener
+        }
+        listening?.stop()
+        Self.close(writing)
+        Self.close(loading)
+    }
+
+    private static func close(_ slot: borrowing Mutex<Slot>) {
+        slot.withLock { slot in
+            slot.closed = true
+            slot.connection?.close()
+            slot.connection = nil
         }
     }
 
     /// The fence this node holds for a session (tests).
-    func fence(of id: String) -> Int64? { state.withLock { $0.fences[id] } }
+    func fence(of id: String) -> Int64? { fences.withLock { $0[id] } }
 
-    /// The PostgreSQL process serving this storage's connection (tests end it).
-    var backendProcess: Int32 { state.withLock { $0.connection?.backendProcess ?? 0 } }
+    /// The PostgreSQL process serving the writer's connection (tests end it).
+    var backendProcess: Int32 { writing.withLock { $0.connection?.backendProcess ?? 0 } }
 
-    /// Runs `body` on the connection, connecting first if the last one was lost.
+    /// Runs `body` on the slot's connection, connecting first if the last one was lost.
     private func access<Result: Sendable>(
-        _ body: (PostgresConnection, inout [String: Int64]) throws(PostgresError) -> Result
+        _ slot: borrowing Mutex<Slot>, _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
         let url = self.url
         let node = self.node
-        return try state.withLock { state throws(StorageError) -> Result in
-            guard !state.closed else { throw .closed }
+        return try slot.withLock { slot throws(StorageError) -> Result in
+            guard !slot.closed else { throw .closed }
             do throws(PostgresError) {
                 let connection: PostgresConnection
-                if let open = state.connection, open.isOpen {
+                if let open = slot.connection, open.isOpen {
                     connection = open
                 } else {
-                    state.connection?.close()
-                    state.connection = nil
+                    slot.connection?.close()
+                    slot.connection = nil
                     connection = try PostgresConnection(url: url, applicationName: "remvvm-server \(node)")
-                    state.connection = connection
+                    slot.connection = connection
                 }
-                return try body(connection, &state.fences)
+                return try body(connection)
             } catch {
                 if error.connectionLost {
-                    state.connection?.close()
-                    state.connection = nil
+                    slot.connection?.close()
+                    slot.connection = nil
                 }
                 throw Self.storageError(error)
             }
@@ -139,9 +219,13 @@ public final class PostgresSessionStorage: SessionStorage {
         }
     }
 
-    /// A libpq failure as a storage error: refused by the fence, a newer schema, or unavailable.
+    /// A libpq failure as a storage error: refused by the fence (naming the lost sessions), a newer
+    /// schema, or unavailable.
     static func storageError(_ error: PostgresError) -> StorageError {
-        if error.fenced { return .fenced(error.message) }
+        if error.fenced {
+            let lost = (error.detail ?? "").split(separator: ",").map(String.init)
+            return .fenced(error.message, sessions: lost)
+        }
         if error.incompatible { return .incompatible(error.message) }
         return .unavailable("PostgreSQL: \(error)")
     }

@@ -86,26 +86,59 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         writer.enqueue(.remove(session: id))
     }
 
+    /// Stops logging a session another node took over; it stays in storage.
+    package func forget(session id: String) {
+        writer.enqueue(.forget(session: id))
+    }
+
     /// Queues the answer of a dispatch whose commit was logged with `key`.
     public func recordAnswer(session id: String, key: String, answer: [UInt8]) {
         writer.enqueue(.answer(session: id, key: key, answer: Data(answer)))
     }
 
-    /// Calls `handler` once everything queued so far is durable, or with the error that kept it from being written.
-    package func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void) {
-        writer.whenDurable(handler)
+    /// Calls `handler` once everything queued so far is durable, or with the error that kept it from
+    /// being written; a fenced error when `session` was taken over by another node.
+    package func whenDurable(session: String?, _ handler: @escaping @Sendable (StorageError?) -> Void) {
+        writer.whenDurable(session: session, handler)
     }
 
-    /// Snapshots every session, writes what is queued and closes the storage. Idempotent.
+    /// Whether the storage is shared by several nodes.
+    package var isShared: Bool { storage.isShared }
+
+    /// Takes a stored session over (if `tokenHash` is its token's) and rebuilds it.
+    package func load(_ id: String, tokenHash: String) throws(StorageError) -> RestoredSession? {
+        guard let stored = try storage.takeOver(id, tokenHash: tokenHash) else { return nil }
+        guard let (store, keys) = rebuild(stored) else { return nil }
+        let definition = self.definition
+        let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
+        logger.info(
+            "session taken over from shared storage",
+            metadata: [
+                "session.id": "\(id)", "store.version": "\(store.version)", "log.replayed": "\(stored.log.count)",
+            ])
+        return RestoredSession(record: stored.record, store: AnyProjectedStore(store), keys: latest) {
+            definition.onRestore(store)
+        }
+    }
+
+    /// Tells `handler` which sessions another node took over: found by a refused write, or
+    /// announced by the storage (a hint, ahead of the next write).
+    package func whenSessionsLost(_ handler: @escaping @Sendable ([String]) -> Void) {
+        writer.whenSessionsLost(handler)
+        storage.watchTakeovers { id in handler([id]) }
+    }
+
+    /// Snapshots every session, writes what is queued, gives up the sessions held in a shared
+    /// storage and closes it. Idempotent.
     package func shutdown() {
-        stop(snapshotting: true)
+        stop(snapshotting: true, releasing: true)
     }
 
     /// Writes what is queued and closes the storage; without `snapshotting`, the way a crash
     /// leaves it (tests).
-    func stop(snapshotting: Bool) {
+    func stop(snapshotting: Bool, releasing: Bool = false) {
         guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
-        writer.close(snapshotAll: snapshotting)
+        writer.close(snapshotAll: snapshotting, release: releasing)
         logger.info("durable storage closed", metadata: ["storage.transactions": "\(writer.statistics.transactions)"])
     }
 
@@ -141,6 +174,12 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
                 metadata: ["session.id": "\(record.id)"])
             return nil
         }
+        return rebuild(stored)
+    }
+
+    /// A loaded session's store, tracked by the writer, or nil (logged, and dropped if so configured).
+    private func rebuild(_ stored: StoredSession) -> (Store<State>, [StoredIdempotencyKey])? {
+        let record = stored.record
         do {
             let (store, replayed) = try codec.rebuild(stored, with: definition)
             track(

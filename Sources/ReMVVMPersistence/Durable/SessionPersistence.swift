@@ -15,10 +15,27 @@ package protocol SessionPersistence: Sendable {
     /// Queues the deletion of an ended (deleted or expired) session.
     func remove(session id: String)
 
+    /// Stops logging a session another node took over, leaving it in storage.
+    func forget(session id: String)
+
     /// Calls `handler` once everything queued so far, commits included, is durable (nil), or with
-    /// the error that kept it from being written. It may run at once, on the caller's thread, or
-    /// later on the writer's.
-    func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void)
+    /// the error that kept it from being written; with a `session`, with a fenced error
+    /// (``StorageError/isFenced``) when another node took that session over. It may run at once, on
+    /// the caller's thread, or later on the writer's.
+    func whenDurable(session: String?, _ handler: @escaping @Sendable (StorageError?) -> Void)
+
+    /// Whether several nodes share the storage: sessions are then loaded on first use
+    /// (``load(_:tokenHash:)``), not restored at start.
+    var isShared: Bool { get }
+
+    /// Takes a stored session over and rebuilds it, if `tokenHash` is its token's hash; nil for an
+    /// unknown session, a wrong token (nothing moves then) or one that cannot be rebuilt (logged).
+    /// Its ``RestoredSession/resume`` must be called once it is in service.
+    func load(_ id: String, tokenHash: String) throws(StorageError) -> RestoredSession?
+
+    /// Sets what is told (on the writer's thread, or the storage's listener) which sessions another
+    /// node took over, so that the server drops its copies.
+    func whenSessionsLost(_ handler: @escaping @Sendable ([String]) -> Void)
 
     /// Snapshots every session, writes what is queued and closes the storage. Idempotent.
     func shutdown()
@@ -29,6 +46,11 @@ package protocol SessionPersistence: Sendable {
 }
 
 extension SessionPersistence {
+    /// Calls `handler` once everything queued so far is durable, or with the error that kept it from being written.
+    package func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void) {
+        whenDurable(session: nil, handler)
+    }
+
     /// Keeps no answers: a retry after a restart gets one built from the stored version.
     public func recordAnswer(session id: String, key: String, answer: [UInt8]) {}
 }

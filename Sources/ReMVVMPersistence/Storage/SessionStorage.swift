@@ -18,6 +18,39 @@ public protocol SessionStorage: Sendable {
 
     /// Releases the storage; later calls fail with ``StorageError/closed``.
     func close()
+
+    /// Whether several server nodes share this storage: a node then loads a session when a request
+    /// first asks for it (``takeOver(_:tokenHash:)``) instead of restoring every session at start.
+    var isShared: Bool { get }
+
+    /// Makes this node the session's owner and reads it, but only if `tokenHash` is its token's
+    /// hash: nil for an unknown session and a wrong token alike, and then nothing moves.
+    func takeOver(_ id: String, tokenHash: String) throws(StorageError) -> StoredSession?
+
+    /// Gives up this node's ownership of every session it still holds (clean shutdown), so that
+    /// the next node to see one takes it over at once.
+    func releaseAll() throws(StorageError)
+
+    /// Calls `handler` with the id of every session this node holds that another node took over,
+    /// as soon as the storage learns of it: a hint, since the fence of each write decides.
+    func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void)
+}
+
+extension SessionStorage {
+    /// A single node's storage: sessions are restored at start.
+    public var isShared: Bool { false }
+
+    /// Loads the session and compares its token hash; nothing to take over on a single node.
+    public func takeOver(_ id: String, tokenHash: String) throws(StorageError) -> StoredSession? {
+        guard let session = try load(id), session.record.tokenHash == tokenHash else { return nil }
+        return session
+    }
+
+    /// Nothing to release on a single node.
+    public func releaseAll() throws(StorageError) {}
+
+    /// No other node takes anything over.
+    public func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void) {}
 }
 
 extension SessionStorage {

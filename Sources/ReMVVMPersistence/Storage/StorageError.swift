@@ -11,6 +11,14 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     private let code: Code
     /// What went wrong, for logs.
     public let message: String
+    /// For ``fenced(_:sessions:)``: every session of the write that another node took over.
+    public let lostSessions: [String]
+
+    private init(code: Code, message: String, lostSessions: [String] = []) {
+        self.code = code
+        self.message = message
+        self.lostSessions = lostSessions
+    }
 
     /// The storage failed to read or write (I/O error, full disk, permissions).
     public static func unavailable(_ message: String) -> StorageError {
@@ -25,9 +33,11 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         StorageError(code: .incompatible, message: message)
     }
 
-    /// Another node took over a session this write touches: its lease's fence moved on, so
-    /// nothing of the write was stored (and this node must drop its copy).
-    public static func fenced(_ message: String) -> StorageError { StorageError(code: .fenced, message: message) }
+    /// Another node took over the `sessions` this write touches: their leases' fences moved on, so
+    /// nothing of the write was stored (and this node must drop its copies of them).
+    public static func fenced(_ message: String, sessions: [String] = []) -> StorageError {
+        StorageError(code: .fenced, message: message, lostSessions: sessions)
+    }
 
     /// The storage was closed.
     public static let closed = StorageError(code: .closed, message: "the storage is closed")

@@ -22,6 +22,8 @@ final class GroupCommitWriter: Sendable {
         /// The last transaction failed; barriers must wait for the repair.
         var unhealthy = false
         var closed = false
+        /// Sessions lost to another node (a copy of the ledger's set, for the barriers answered at once).
+        var lost: Set<String> = []
     }
 
     private let queue = Mutex(Queue())
@@ -32,6 +34,8 @@ final class GroupCommitWriter: Sendable {
     private let logger: Logger
     /// Touched by the writer thread only; a lock nobody else takes keeps the compiler's checks.
     private let ledger: Mutex<WriterLedger>
+    /// Told which sessions another node took over, before their barriers fail.
+    private let onLost = Mutex<(@Sendable ([String]) -> Void)?>(nil)
 
     /// How long the thread waits before retrying a failed write when nothing new arrives.
     static let retryDelay: DispatchTimeInterval = .milliseconds(200)
@@ -71,14 +75,24 @@ final class GroupCommitWriter: Sendable {
         return accepted
     }
 
+    /// Sets what is told, on the writer thread, which sessions another node took over: called
+    /// after their changes were dropped and before their barriers fail.
+    func whenSessionsLost(_ handler: @escaping @Sendable ([String]) -> Void) {
+        onLost.withLock { $0 = handler }
+    }
+
     /// Calls `handler` once everything queued so far is durable (nil), or with the error that
-    /// kept it from being written. Immediately when nothing is pending.
-    func whenDurable(_ handler: @escaping @Sendable (StorageError?) -> Void) {
+    /// kept it from being written; with a `session`, with a ``StorageError/isFenced`` error when
+    /// another node took that session over. Immediately when nothing is pending.
+    func whenDurable(session: String? = nil, _ handler: @escaping @Sendable (StorageError?) -> Void) {
         enum Decision { case now(StorageError?), queued, wake }
         let decision = queue.withLock { queue -> Decision in
             if queue.closed { return .now(.closed) }
-            if queue.items.isEmpty, !queue.busy, !queue.unhealthy { return .now(nil) }
-            queue.items.append(.barrier(handler))
+            if queue.items.isEmpty, !queue.busy, !queue.unhealthy {
+                guard let session, !queue.lost.isEmpty, queue.lost.contains(session) else { return .now(nil) }
+                return .now(Self.moved(session))
+            }
+            queue.items.append(.barrier(session: session, handler))
             guard queue.sleeping else { return .queued }
             queue.sleeping = false
             return .wake
@@ -90,9 +104,10 @@ final class GroupCommitWriter: Sendable {
         }
     }
 
-    /// Writes what is queued (with final snapshots when `snapshotAll`), stops the thread and
-    /// closes the storage. Waits at most `timeout` for the last write.
-    func close(snapshotAll: Bool, timeout: Duration = .seconds(30)) {
+    /// Writes what is queued (with final snapshots when `snapshotAll`), stops the thread, releases
+    /// the sessions this node holds when `release` (a shared storage's next node takes them at once)
+    /// and closes the storage. Waits at most `timeout` for the last write.
+    func close(snapshotAll: Bool, release: Bool = false, timeout: Duration = .seconds(30)) {
         if snapshotAll { enqueue(.snapshotAll) }
         let wasOpen = queue.withLock { queue -> Bool in
             defer { queue.closed = true }
@@ -104,6 +119,14 @@ final class GroupCommitWriter: Sendable {
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         if finished.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
             logger.error("the durable writer did not finish in time; the last commits may be lost")
+        } else if release {
+            do {
+                try storage.releaseAll()
+            } catch {
+                logger.warning(
+                    "cannot release the sessions in storage; the next node takes them over anyway",
+                    metadata: ["error": "\(error)"])
+            }
         }
         storage.close()
     }
@@ -137,16 +160,35 @@ final class GroupCommitWriter: Sendable {
         finished.signal()
     }
 
+    /// The error a barrier of a session lost to another node gets.
+    static func moved(_ session: String) -> StorageError {
+        .fenced("another node took the session over", sessions: [session])
+    }
+
     /// Writes one batch as one transaction and answers its barriers.
+    ///
+    /// A batch refused because another node took some of its sessions over is written again at once
+    /// without those sessions' changes: the other sessions' commits are not failed with them.
     private func write(_ items: [WriterItem]) {
         let storage = self.storage
-        let (plan, failure, healthy) = ledger.withLock { books -> (WriterLedger.Plan, StorageError?, Bool) in
-            let plan = books.plan(items)
-            guard !plan.changes.isEmpty else { return (plan, nil, !books.needsRepair) }
-            guard let failure = Self.write(plan.changes, to: storage) else { return (plan, nil, !books.needsRepair) }
-            books.failed(plan)
-            return (plan, failure, false)
+        let outcome = ledger.withLock { books -> (WriterLedger.Plan, StorageError?, Bool, [String], Set<String>) in
+            var plan = books.plan(items)
+            var lost: [String] = []
+            while !plan.changes.isEmpty {
+                guard let failure = Self.write(plan.changes, to: storage) else { break }
+                if failure.isFenced {
+                    let dropped = books.drop(failure.lostSessions, from: &plan)
+                    if !dropped.isEmpty {
+                        lost += dropped
+                        continue
+                    }
+                }
+                books.failed(plan)
+                return (plan, failure, false, lost, books.lost)
+            }
+            return (plan, nil, !books.needsRepair, lost, books.lost)
         }
+        let (plan, failure, healthy, lost, lostNow) = outcome
         stats.withLock { stats in
             guard failure == nil else {
                 stats.failures += 1
@@ -161,8 +203,25 @@ final class GroupCommitWriter: Sendable {
                 "cannot write to durable storage; the dispatches waiting for it are answered with an error",
                 metadata: ["error": "\(failure)", "storage.changes": "\(plan.changes.count)"])
         }
-        queue.withLock { $0.unhealthy = !healthy }
-        for barrier in plan.barriers { barrier(failure) }
+        if !lost.isEmpty {
+            logger.warning(
+                "another node took sessions over; this node's copies are dropped",
+                metadata: ["sessions.lost": "\(lost.count)", "session.ids": "\(lost.prefix(8).joined(separator: ","))"])
+            onLost.withLock { $0 }?(lost)
+        }
+        queue.withLock { queue in
+            queue.unhealthy = !healthy
+            queue.lost = lostNow
+        }
+        for (session, barrier) in plan.barriers {
+            if let failure {
+                barrier(failure)
+            } else if let session, lostNow.contains(session) {
+                barrier(Self.moved(session))
+            } else {
+                barrier(nil)
+            }
+        }
     }
 
     private static func write(_ changes: [StorageChange], to storage: any SessionStorage) -> StorageError? {

@@ -11,8 +11,11 @@ enum WriterItem: Sendable {
     case answer(session: String, key: String, answer: Data)
     /// Stops tracking a session and deletes it from storage.
     case remove(session: String)
-    /// Called once everything queued before it is durable, or could not be written.
-    case barrier(@Sendable (StorageError?) -> Void)
+    /// Stops tracking a session another node took over, leaving it in storage; its later barriers fail.
+    case forget(session: String)
+    /// Called once everything queued before it is durable, or could not be written; with a
+    /// `session`, fails (``StorageError/isFenced``) when that session was lost to another node.
+    case barrier(session: String?, @Sendable (StorageError?) -> Void)
     /// Snapshots every tracked session (clean shutdown).
     case snapshotAll
 }

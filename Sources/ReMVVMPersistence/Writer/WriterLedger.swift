@@ -9,7 +9,7 @@ struct WriterLedger {
     /// The changes of one transaction and what to do once it is written.
     struct Plan {
         var changes: [StorageChange] = []
-        var barriers: [@Sendable (StorageError?) -> Void] = []
+        var barriers: [(session: String?, handler: @Sendable (StorageError?) -> Void)] = []
         var commits = 0
         var snapshots = 0
         /// Sessions whose log or snapshot this transaction writes.
@@ -26,6 +26,8 @@ struct WriterLedger {
     private(set) var pendingDeletes: Set<String> = []
     /// Idempotency keys and answers whose transaction failed, to write again with the repair.
     private(set) var pendingKeys: [StorageChange] = []
+    /// Sessions another node took over: no longer tracked, and their barriers fail.
+    private(set) var lost: Set<String> = []
     let snapshotEvery: Int
     /// Idempotency keys kept per session in storage: the older ones are forgotten at each snapshot.
     let keysPerSession: Int
@@ -66,6 +68,7 @@ struct WriterLedger {
             switch item {
             case .register(let session, let create):
                 sessions[session.record.id] = session
+                lost.remove(session.record.id)
                 if let create {
                     plan.changes.append(.create(create))
                     plan.touched.insert(create.id)
@@ -80,13 +83,17 @@ struct WriterLedger {
             case .answer(let id, let key, let answer):
                 if sessions[id] != nil { plan.changes.append(.answer(session: id, key: key, answer: answer)) }
             case .remove(let id):
+                // A session another node took over is its to delete.
+                guard !lost.contains(id) else { continue }
                 sessions[id] = nil
                 repairs.remove(id)
                 plan.touched.remove(id)
                 plan.changes.append(.delete(session: id))
                 plan.deleted.insert(id)
-            case .barrier(let handler):
-                plan.barriers.append(handler)
+            case .forget(let id):
+                _ = drop([id], from: &plan)
+            case .barrier(let session, let handler):
+                plan.barriers.append((session, handler))
             case .snapshotAll:
                 snapshotAll = true
             }
@@ -100,6 +107,27 @@ struct WriterLedger {
         }
         return plan
     }
+
+    /// Another node took over `ids`: they are no longer tracked (nothing of them is written again),
+    /// and `plan` loses their changes; returns the ids that were tracked or written by `plan`.
+    mutating func drop(_ ids: [String], from plan: inout Plan) -> [String] {
+        let dropped = Set(ids)
+        let known = ids.filter { sessions[$0] != nil || plan.touched.contains($0) || plan.deleted.contains($0) }
+        for id in dropped {
+            sessions[id] = nil
+            repairs.remove(id)
+            pendingDeletes.remove(id)
+            lost.insert(id)
+        }
+        pendingKeys.removeAll { dropped.contains($0.session) }
+        plan.changes.removeAll { dropped.contains($0.session) }
+        plan.touched.subtract(dropped)
+        plan.deleted.subtract(dropped)
+        return known
+    }
+
+    /// Whether `id` was lost to another node (and not taken back since).
+    func isLost(_ id: String) -> Bool { lost.contains(id) }
 
     /// The transaction of `plan` failed: its sessions get repaired and its deletions retried.
     mutating func failed(_ plan: Plan) {
@@ -155,6 +183,18 @@ struct WriterLedger {
             logger.error(
                 "cannot snapshot a session's state; its action log keeps growing",
                 metadata: ["session.id": "\(id)", "error": "\(error)"])
+        }
+    }
+}
+
+extension StorageChange {
+    /// The session the change is about.
+    var session: String {
+        switch self {
+        case .create(let record): record.id
+        case .append(let id, _), .snapshot(let id, _), .delete(let id), .remember(let id, _), .answer(let id, _, _),
+            .forgetKeys(let id, _):
+            id
         }
     }
 }

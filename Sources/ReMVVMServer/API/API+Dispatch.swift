@@ -33,7 +33,7 @@ extension API {
             case .proceed: note = IdempotentDispatch.Note(key: key, digest: digest)
             case .replay(let response):
                 // A first answer that failed to be stored is stored by the writer's repair: the replay waits for it.
-                whenDurable(response) { answer in
+                whenDurable(response, session: session.id) { answer in
                     if answer.status == 200 { exchange.sendPrepared(answer) } else { exchange.send(answer) }
                 }
                 return
@@ -72,8 +72,10 @@ extension API {
             return
         }
         // With durability, the answer waits (parked, no thread held) until the commit is on disk.
-        whenDurable(response) { [self] answer in
-            finishDispatch(answer, applied: response, note: note, session: session, exchange)
+        whenDurable(response, session: session.id) { [self] answer in
+            // A session another node took over keeps nothing of this dispatch: its retry goes there.
+            let applied = session.hasMoved ? nil : response
+            finishDispatch(answer, applied: applied, note: note, session: session, exchange)
         }
     }
 

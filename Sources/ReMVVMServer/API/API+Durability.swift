@@ -6,23 +6,46 @@ extension API {
     /// else (and every answer without durability) at once.
     ///
     /// The wait holds no thread: the libmicrohttpd worker returns, the connection parks, and the
-    /// group-commit writer's thread answers after its transaction.
-    func whenDurable(_ response: HTTPResponse, _ answer: @escaping @Sendable (HTTPResponse) -> Void) {
+    /// group-commit writer's thread answers after its transaction. When another node took `session`
+    /// over meanwhile, its writes were refused: the answer is a 503 that sends the client there.
+    func whenDurable(
+        _ response: HTTPResponse, session: String? = nil, _ answer: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
         guard let durability, (200..<300).contains(response.status) else {
             answer(response)
             return
         }
-        durability.whenDurable { error in
+        durability.whenDurable(session: session) { error in
             guard let error else {
                 answer(response)
                 return
             }
-            answer(Problem.notDurable(error).response)
+            answer(error.isFenced ? Problem.sessionMoved.response : Problem.notDurable(error).response)
         }
     }
 }
 
 extension Problem {
+    /// Another node took the session over: this node's writes for it are refused and its copy is dropped.
+    static let sessionMoved = Problem(
+        status: 503, slug: "session-moved", title: "Service Unavailable",
+        detail:
+            "another node took this session over and nothing of this request was stored; retry (with the same "
+            + "Idempotency-Key) to reach it", headers: ["Retry-After": "1"])
+
+    /// The shared storage could not be read, so the session could not be loaded.
+    static func storageUnavailable(_ error: StorageError) -> Problem {
+        Problem(
+            status: 503, slug: "storage-unavailable", title: "Service Unavailable",
+            detail: "the session could not be loaded from the shared storage (\(error))", headers: ["Retry-After": "1"])
+    }
+
+    /// The server is stopping and takes no session any more.
+    static let draining = Problem(
+        status: 503, slug: "draining", title: "Service Unavailable",
+        detail: "this node is stopping and takes no session; retry to reach another node", headers: ["Retry-After": "1"]
+    )
+
     /// The change was made in memory but could not be stored, so a restart could lose it.
     static func notDurable(_ error: StorageError) -> Problem {
         Problem(

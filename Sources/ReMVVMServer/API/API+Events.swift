@@ -14,10 +14,32 @@ extension API {
         }
         // A session that is gone (or was never this client's) ends the stream for good:
         // EventSource does not reconnect after a 204.
-        guard let session = sessions.find(id: id, token: Credentials(request)?.token) else {
+        let token = Credentials(request)?.token
+        if let session = sessions.find(id: id, token: token) {
+            events(session, exchange)
+            return
+        }
+        guard let loader, let id, let token else {
             exchange.send(HTTPResponse(status: 204))
             return
         }
+        guard !draining.load(ordering: .relaxed) else {
+            exchange.send(.draining)
+            return
+        }
+        // Held by the shared storage, maybe: loaded (the request parks meanwhile), then streamed.
+        loader.load(id: id, token: token) { [self] outcome in
+            switch outcome {
+            case .loaded(let session): events(session, exchange)
+            case .unknown: exchange.send(HTTPResponse(status: 204))
+            case .unavailable(let error): exchange.send(Problem.storageUnavailable(error))
+            }
+        }
+    }
+
+    /// The event stream of a session this node holds.
+    private func events(_ session: Session, _ exchange: Exchange) {
+        let request = exchange.request
         session.touch()
         let views: ViewSet
         let since: Cursor?
@@ -74,6 +96,6 @@ extension API {
             exchange.send(response)
             return
         }
-        durability.whenDurable { _ in exchange.send(response) }
+        durability.whenDurable(session: session.id) { _ in exchange.send(response) }
     }
 }

@@ -148,7 +148,7 @@ final class LongPoll: Sendable {
                 return
             }
             // With durability, a version is shown only once it is on disk: a crash never takes it back.
-            api.whenDurable(response) { [exchange] in exchange.sendPrepared($0) }
+            api.whenDurable(response, session: session.id) { [exchange] in exchange.sendPrepared($0) }
         } catch {
             exchange.send(.internalError("\(error)"))
         }
@@ -177,7 +177,13 @@ final class LongPoll: Sendable {
         if let timeout { api.timer.cancel(timeout) }
         guard won else { return }
         if case .closed = change {
-            exchange.send(.sessionNotFound)
+            // Taken over by another node: let go at once with the client's own cursor, so it polls again and
+            // reaches the new owner; else the session was deleted.
+            if session.hasMoved, let since {
+                exchange.sendPrepared(ChangeFeed.unchanged(since: since).response)
+            } else {
+                exchange.send(.sessionNotFound)
+            }
         } else {
             answer()
         }

@@ -2,12 +2,17 @@ import Logging
 import MicroHTTP
 @_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
+import Synchronization
 
 extension API {
     /// `POST /v1/sessions`: a new session with its own store.
     func createSession(_ exchange: Exchange) {
         guard exchange.request.method == "POST" else {
             exchange.send(.methodNotAllowed(exchange.request.method, allowed: ["POST"]))
+            return
+        }
+        guard !draining.load(ordering: .relaxed) else {
+            exchange.send(.draining)
             return
         }
         guard let session = sessions.create() else {
@@ -70,7 +75,7 @@ extension API {
                 headers.add(name: "Set-Cookie", value: sessionCookie(session))
             }
             // With durability, a version is shown only once it is on disk: a crash never takes it back.
-            whenDurable(.json(200, body, headers: headers)) { exchange.send($0) }
+            whenDurable(.json(200, body, headers: headers), session: session.id) { exchange.send($0) }
         } catch let problem as Problem {
             exchange.send(problem)
         } catch {

@@ -3,6 +3,7 @@ import MicroHTTP
 @_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
 import ReMVVMPersistence
+import Synchronization
 
 /// The v1 API: routes each request to its endpoint. Runs on the transport's worker threads
 /// and never blocks them: a request that must wait parks its connection instead.
@@ -21,6 +22,10 @@ final class API: HTTPHandler {
     let transportGauges: @Sendable () -> [(name: String, help: String, value: Int)]
     /// Where sessions are kept durably; nil keeps them in memory only.
     let durability: (any SessionPersistence)?
+    /// Loads the sessions a shared storage holds and this node does not; nil unless the storage is shared.
+    let loader: SessionLoader?
+    /// Set when the server stops: it takes no session any more (no loads, no new sessions).
+    let draining = Atomic<Bool>(false)
 
     convenience init(
         configuration: ServerConfiguration,
@@ -51,14 +56,34 @@ final class API: HTTPHandler {
         logsAnswers = logger.logLevel <= .debug
         self.transportGauges = transportGauges
         self.durability = durability
-        sessions = SessionRegistry(
+        let sessions = SessionRegistry(
             limit: configuration.maxSessions,
             idempotencyLimit: configuration.idempotencyKeysPerSession,
             ttl: configuration.sessionTTL,
             makeStore: makeStore,
             onEnd: { session in durability?.remove(session: session.id) }
         )
+        self.sessions = sessions
         files = StaticFiles(root: configuration.publicDirectory)
+        if let durability, durability.isShared {
+            loader = SessionLoader(
+                durability: durability, sessions: sessions, idempotencyLimit: configuration.idempotencyKeysPerSession,
+                logger: logger)
+        } else {
+            loader = nil
+        }
+    }
+
+    /// Drops this node's copies of sessions another node took over (without deleting them from
+    /// storage): parked long-polls are answered with their cursors and event streams end, so their
+    /// clients come back and reach the new owner.
+    func evict(_ ids: [String], forget: Bool) {
+        for id in ids {
+            guard sessions.evict(id: id) != nil else { continue }
+            if forget { durability?.forget(session: id) }
+            logger.info(
+                "session taken over by another node; this node's copy dropped", metadata: ["session.id": "\(id)"])
+        }
     }
 
     func handle(_ request: consuming HTTPRequest, responder: Responder) {
@@ -71,9 +96,13 @@ final class API: HTTPHandler {
         case .health: health(exchange)
         case .metrics: exposeMetrics(exchange)
         case .sessions: createSession(exchange)
-        case .session(let id): if let session = session(id, exchange) { sessionResource(session, exchange) }
-        case .actions(let id): if let session = session(id, exchange) { dispatch(session, exchange) }
-        case .poll(let id): if let session = session(id, exchange) { poll(session, exchange) }
+        case .session(let id):
+            if let session = session(id, exchange, { $0.sessionResource($1, $2) }) {
+                sessionResource(session, exchange)
+            }
+        case .actions(let id):
+            if let session = session(id, exchange, { $0.dispatch($1, $2) }) { dispatch(session, exchange) }
+        case .poll(let id): if let session = session(id, exchange, { $0.poll($1, $2) }) { poll(session, exchange) }
         case .events(let id): events(id, exchange)
         case .unknownAPI:
             exchange.send(.notFound("no API route \(exchange.request.method) \(exchange.request.path)"))
@@ -85,21 +114,46 @@ final class API: HTTPHandler {
     /// unknown id get the same 404, so nobody can probe which sessions exist.
     ///
     /// Returned rather than handed to a closure: a closure capturing the exchange copied it, request and all, on
-    /// every session request.
-    private func session(_ id: SessionKey?, _ exchange: Exchange) -> Session? {
+    /// every session request. `then` (a closure that captures nothing, so costs nothing) serves the request
+    /// only when its session must first be loaded from a shared storage: the request parks, and goes on once
+    /// the session is in service.
+    private func session(
+        _ id: SessionKey?, _ exchange: Exchange, _ then: @escaping @Sendable (API, Session, Exchange) -> Void
+    ) -> Session? {
         let credentials = Credentials(exchange.request)
         guard let session = sessions.find(id: id, token: credentials?.token) else {
-            exchange.send(.sessionNotFound)
+            guard let loader, let id, let token = credentials?.token else {
+                exchange.send(.sessionNotFound)
+                return nil
+            }
+            guard !draining.load(ordering: .relaxed) else {
+                exchange.send(.draining)
+                return nil
+            }
+            loader.load(id: id, token: token) { [self] outcome in
+                switch outcome {
+                case .loaded(let session):
+                    guard admits(session, exchange, fromCookie: credentials?.fromCookie == true) else { return }
+                    then(self, session, exchange)
+                case .unknown: exchange.send(.sessionNotFound)
+                case .unavailable(let error): exchange.send(Problem.storageUnavailable(error))
+                }
+            }
             return nil
         }
-        if credentials?.fromCookie == true, exchange.request.method != "GET", exchange.request.method != "HEAD",
+        return admits(session, exchange, fromCookie: credentials?.fromCookie == true) ? session : nil
+    }
+
+    /// Refuses a cookie-authenticated change from another site; else marks the session as used.
+    private func admits(_ session: Session, _ exchange: Exchange, fromCookie: Bool) -> Bool {
+        if fromCookie, exchange.request.method != "GET", exchange.request.method != "HEAD",
             exchange.request.isCrossSite
         {
             exchange.send(Problem.crossSite())
-            return nil
+            return false
         }
         session.touch(at: exchange.started)
-        return session
+        return true
     }
 
     private func health(_ exchange: Exchange) {

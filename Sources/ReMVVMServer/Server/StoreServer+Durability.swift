@@ -32,9 +32,16 @@ extension StoreServer {
             configuration: configuration, logger: logger)
     }
 
-    /// Puts the stored sessions back in service, then lets the app resume each one.
+    /// Puts the stored sessions back in service, then lets the app resume each one; with a shared
+    /// storage, loads none (each is loaded when a request first asks for it) but listens for the
+    /// sessions other nodes take over.
     func restoreSessions() {
         guard let durability = api.durability, !restored.exchange(true, ordering: .relaxed) else { return }
+        guard !durability.isShared else {
+            // Weakly: the storage and the writer keep the handler, and the API keeps them.
+            durability.whenSessionsLost { [weak api] ids in api?.evict(ids, forget: true) }
+            return
+        }
         var sessions = durability.restore()
         sessions.removeAll { restored in
             guard

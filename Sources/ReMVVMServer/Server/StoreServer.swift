@@ -115,6 +115,8 @@ public final class StoreServer: Sendable {
             return keeper
         }
         keeper?.stop()
+        // Drains: no session is taken (loaded or created) any more; the held ones are flushed and released below.
+        api.draining.store(true, ordering: .relaxed)
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")
         waitForDurableAnswers()

@@ -30,6 +30,15 @@ final class Session: Sendable {
     let parkedPolls = Atomic<Int>(0)
     /// Open event streams.
     let openStreams = Atomic<Int>(0)
+    /// Set when another node took the session over and this node dropped its copy: its waiters are
+    /// then let go with their cursors, not told that the session is gone.
+    private let movedAway = Atomic<Bool>(false)
+
+    /// Whether another node took the session over.
+    var hasMoved: Bool { movedAway.load(ordering: .acquiring) }
+
+    /// Marks the session as taken over by another node (before its store closes).
+    func markMoved() { movedAway.store(true, ordering: .releasing) }
 
     /// A session for `id` and `token` as ``SecureToken/make()`` writes them; nil for any other form, which
     /// could never be looked up.

@@ -138,6 +138,19 @@ final class SessionRegistry: Sendable {
         return session
     }
 
+    /// Drops this node's copy of a session another node took over: removes it and closes its store, marked
+    /// as moved (waiters are let go with their cursors), without reporting it as ended, so it stays in storage.
+    @discardableResult
+    func evict(id: String) -> Session? {
+        guard let key = SessionKey(id) else { return nil }
+        let session = shard(for: key).contents.withLock { $0.sessions.removeValue(forKey: key) }
+        guard let session else { return nil }
+        live.subtract(1, ordering: .relaxed)
+        session.markMoved()
+        session.store.close()
+        return session
+    }
+
     /// Ends every session that nothing waits on and nothing used for longer than the TTL, among those whose
     /// time may have come by `now` (monotonic nanoseconds); returns how many. The others it looked at are
     /// filed again for when they could next have been idle that long.

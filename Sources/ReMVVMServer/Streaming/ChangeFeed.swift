@@ -168,6 +168,14 @@ struct ChangeFeed {
         }
     }
 
+    /// The answer that brings a client at `since` nowhere: no view changed (a poll let go because its
+    /// session moved to another node).
+    static func unchanged(since: Cursor) -> Answer {
+        let version = since.description
+        let body = Self.body([("from", .string(version)), ("to", .string(version))], views: [])
+        return Answer(body: body, to: since.number, version: version, hasChanges: false, reset: nil)
+    }
+
     /// The full views at the current version (a client with no cursor).
     func snapshot() throws(ViewEncodingError) -> Answer {
         let (version, snapshots) = session.store.views(views)

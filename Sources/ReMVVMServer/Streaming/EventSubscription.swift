@@ -68,7 +68,8 @@ final class EventSubscription: Sendable {
     /// Sends what a change brought; false when the stream is over.
     private func handle(_ change: StoreChange) -> Bool {
         guard case .changed = change else {
-            end(reason: "deleted")
+            // Moved: the client reconnects and reaches the node that took the session over.
+            end(reason: session.hasMoved ? "moved" : "deleted")
             return false
         }
         guard let cursor = state.withLock({ $0.isEnded ? nil : $0.cursor }) else { return false }
@@ -79,7 +80,10 @@ final class EventSubscription: Sendable {
             let event = answer.event
             guard let durability else { return stream.write(event) }
             // Barriers are answered in order, so events keep theirs; a write after the end is ignored.
-            durability.whenDurable { [stream] _ in stream.write(event) }
+            durability.whenDurable(session: session.id) { [stream] error in
+                // Not stored, so never shown: the session moved, and the stream ends with it.
+                if error?.isFenced != true { stream.write(event) }
+            }
             return true
         } catch {
             end(reason: "error")
