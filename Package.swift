@@ -172,11 +172,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Against a real PostgreSQL (REMVVM_TEST_DATABASE_URL, set by scripts/test); disabled without one.
+        // Against a real PostgreSQL (REMVVM_TEST_DATABASE_URL, set by scripts/test); disabled without one. Also
+        // two servers in one process on one database: sessions moving between nodes.
         .testTarget(
             name: "ReMVVMPostgresTests",
             dependencies: [
-                "ReMVVMPostgres", "ReMVVMPersistence", "ReMVVM", "ExampleApp",
+                "ReMVVMPostgres", "ReMVVMPersistence", "ReMVVM", "ExampleApp", "ReMVVMServer", "HTTPTestClient",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

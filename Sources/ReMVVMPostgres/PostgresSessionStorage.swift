@@ -33,14 +33,21 @@ public final class PostgresSessionStorage: SessionStorage {
     private let fences = Mutex<[String: Int64]>([:])
     private let listener = Mutex<TakeoverListener?>(nil)
 
+    /// Whether ``watchTakeovers(_:)`` listens (tests turn it off to see the fence alone at work).
+    private let listens: Bool
+
     /// Connects to `url` (a libpq URI such as `postgresql://user@127.0.0.1:5432/remvvm`), then
-    /// creates or migrates the schema.
+    /// creates or migrates the schema. Without `listensForTakeovers`, a node learns that another took
+    /// a session over only when its next write for it is refused.
     ///
     /// - Throws: ``StorageError`` when PostgreSQL cannot be reached or its schema is newer.
-    public init(url: String, node: String, logger: Logger = Logger(label: "remvvm.postgres")) throws(StorageError) {
+    public init(
+        url: String, node: String, listensForTakeovers: Bool = true, logger: Logger = Logger(label: "remvvm.postgres")
+    ) throws(StorageError) {
         self.url = url
         self.node = node
         self.logger = logger
+        listens = listensForTakeovers
         let connection: PostgresConnection
         do throws(PostgresError) {
             connection = try PostgresConnection(url: url, applicationName: "remvvm-server \(node)")
@@ -137,6 +144,7 @@ public final class PostgresSessionStorage: SessionStorage {
     /// session this node holds that another node took over. Once; later calls are ignored.
     public func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void) {
         let node = self.node
+        guard listens else { return }
         listener.withLock { listener in
             guard listener == nil else { return }
             let started = TakeoverListener(url: url, node: node, logger: logger) {

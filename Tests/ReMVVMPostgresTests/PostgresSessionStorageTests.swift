@@ -47,6 +47,11 @@ final class PostgresSessionStorageTests {
             try (0..<tables.count).map { try tables.text($0, 0) }
                 == ["idempotency", "log", "schema_version", "sessions", "snapshots"])
 
+        // A version 1 database is migrated: its fence check then names every lost session.
+        try connection.execute("UPDATE schema_version SET version = 1")
+        try open().close()
+        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == 2)
+
         try connection.execute("UPDATE schema_version SET version = 99")
         #expect {
             try PostgresSessionStorage(url: database.url, node: "node-a")

@@ -66,12 +66,13 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         }
         var restored: [RestoredSession] = []
         for record in records {
-            guard let (store, keys) = rebuild(record) else { continue }
+            guard let (store, keys, base) = rebuild(record) else { continue }
             let definition = self.definition
             let erased = AnyProjectedStore(store)
             let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
             restored.append(
-                RestoredSession(record: record, store: erased, keys: latest) { definition.onRestore(store) })
+                RestoredSession(record: record, store: erased, keys: latest, base: base) { definition.onRestore(store) }
+            )
         }
         logger.info(
             "restored sessions from durable storage",
@@ -108,7 +109,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// Takes a stored session over (if `tokenHash` is its token's) and rebuilds it.
     package func load(_ id: String, tokenHash: String) throws(StorageError) -> RestoredSession? {
         guard let stored = try storage.takeOver(id, tokenHash: tokenHash) else { return nil }
-        guard let (store, keys) = rebuild(stored) else { return nil }
+        guard let (store, keys, base) = rebuild(stored) else { return nil }
         let definition = self.definition
         let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
         logger.info(
@@ -116,7 +117,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
             metadata: [
                 "session.id": "\(id)", "store.version": "\(store.version)", "log.replayed": "\(stored.log.count)",
             ])
-        return RestoredSession(record: stored.record, store: AnyProjectedStore(store), keys: latest) {
+        return RestoredSession(record: stored.record, store: AnyProjectedStore(store), keys: latest, base: base) {
             definition.onRestore(store)
         }
     }
@@ -162,7 +163,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     }
 
     /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt.
-    private func rebuild(_ record: SessionRecord) -> (Store<State>, [StoredIdempotencyKey])? {
+    private func rebuild(_ record: SessionRecord) -> (Store<State>, [StoredIdempotencyKey], base: UInt64)? {
         let stored: StoredSession
         do {
             guard let loaded = try storage.load(record.id) else { return nil }
@@ -178,14 +179,14 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     }
 
     /// A loaded session's store, tracked by the writer, or nil (logged, and dropped if so configured).
-    private func rebuild(_ stored: StoredSession) -> (Store<State>, [StoredIdempotencyKey])? {
+    private func rebuild(_ stored: StoredSession) -> (Store<State>, [StoredIdempotencyKey], base: UInt64)? {
         let record = stored.record
         do {
             let (store, replayed) = try codec.rebuild(stored, with: definition)
             track(
                 store, of: record, create: false, snapshotVersion: stored.snapshot?.version ?? 0,
                 sinceSnapshot: replayed)
-            return (store, stored.keys)
+            return (store, stored.keys, stored.snapshot?.version ?? 0)
         } catch {
             skip(record, reason: "\(error)")
             return nil

@@ -10,15 +10,19 @@ package struct RestoredSession: Sendable {
     package let resume: @Sendable () -> Void
     /// The idempotency keys of its latest dispatches, oldest first, with their answers.
     package let keys: [StoredIdempotencyKey]
+    /// The version its store was rebuilt from (its snapshot's; 0 without one): the views of older
+    /// versions are not known here, though they belong to the same history.
+    package let base: UInt64
 
     /// A restored session.
     package init(
-        record: SessionRecord, store: any ProjectedStore, keys: [StoredIdempotencyKey] = [],
+        record: SessionRecord, store: any ProjectedStore, keys: [StoredIdempotencyKey] = [], base: UInt64 = 0,
         resume: @escaping @Sendable () -> Void
     ) {
         self.record = record
         self.store = store
         self.keys = keys
+        self.base = base
         self.resume = resume
     }
 }

@@ -48,7 +48,7 @@ extension StoreServer {
                 let session = Session(
                     id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,
                     store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession,
-                    keys: restored.keys)
+                    keys: restored.keys, base: restored.base)
             else {
                 // Only a damaged record: this server writes every id and token as 32 hex digits.
                 api.logger.warning(

@@ -19,6 +19,9 @@ final class Session: Sendable {
     private let createdToken: String?
     /// The name of this session's history, the first half of every cursor.
     let epoch: String
+    /// The version this node's store started from: 0 for a session created here, the snapshot's for one
+    /// loaded from storage. The views of older versions of the same history are not kept here.
+    let base: UInt64
     /// The session's store, seen only through its projections.
     let store: any ProjectedStore
     /// Remembered dispatch answers by `Idempotency-Key`.
@@ -52,21 +55,23 @@ final class Session: Sendable {
             idempotencyLimit: idempotencyLimit, keys: keys)
     }
 
-    /// A session restored from storage, which knows its token's hash only.
+    /// A session restored from storage, which knows its token's hash only; its store was rebuilt from
+    /// version `base` (its snapshot's).
     convenience init?(
         id: String, tokenHash: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int,
-        keys: [StoredIdempotencyKey] = []
+        keys: [StoredIdempotencyKey] = [], base: UInt64 = 0
     ) {
         self.init(
             id: id, tokenHash: tokenHash, tokenKey: nil, token: nil, epoch: epoch, store: store,
-            idempotencyLimit: idempotencyLimit, keys: keys)
+            idempotencyLimit: idempotencyLimit, keys: keys, base: base)
     }
 
     private init?(
         id: String, tokenHash: String, tokenKey: SessionKey?, token: String?, epoch: String,
-        store: any ProjectedStore, idempotencyLimit: Int, keys: [StoredIdempotencyKey]
+        store: any ProjectedStore, idempotencyLimit: Int, keys: [StoredIdempotencyKey], base: UInt64 = 0
     ) {
         guard let key = SessionKey(id) else { return nil }
+        self.base = base
         self.id = id
         self.tokenHash = tokenHash
         self.key = key

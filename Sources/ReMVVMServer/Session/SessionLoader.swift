@@ -39,8 +39,8 @@ final class SessionLoader: Sendable {
         self.logger = logger
     }
 
-    /// How many loads are under way.
-    var pending: Int { loading.withLock { $0.count } }
+    /// How many requests wait for a load (tests).
+    var waiting: Int { loading.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
     /// Finds the session `id` for `token`, loading it if this node does not hold it; `waiter` gets the
     /// outcome, at once or later on the loader's queue.
@@ -78,7 +78,7 @@ final class SessionLoader: Sendable {
         guard
             let session = Session(
                 id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,
-                store: restored.store, idempotencyLimit: idempotencyLimit, keys: restored.keys)
+                store: restored.store, idempotencyLimit: idempotencyLimit, keys: restored.keys, base: restored.base)
         else {
             restored.store.close()
             durability.forget(session: id)

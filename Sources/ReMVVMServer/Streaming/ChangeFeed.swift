@@ -149,7 +149,12 @@ struct ChangeFeed {
         since: Cursor, at version: UInt64, changed snapshots: (some Sequence<(ViewSnapshot, ViewSnapshot)>)?
     ) throws(ViewEncodingError) -> Answer {
         if since.number > version { return try reset(.ahead) }
-        guard let snapshots else { return try reset(.expired) }
+        guard let snapshots else {
+            // From before this node loaded the session (another node's, or before a restart): the same
+            // history, so a change with every view whole, not a reset.
+            if since.number < session.base { return try wholeViews(since: since) }
+            return try reset(.expired)
+        }
         let key = AnswerCache.Key(views: views.bits, from: since.number, to: version, kind: form.rawValue)
         return try session.answers.answer(key) { () throws(ViewEncodingError) -> Answer in
             var changes: [ViewChange] = []
@@ -166,6 +171,16 @@ struct ChangeFeed {
             let body = Self.body([("from", .string(since.description)), ("to", .string(to))], views: changes)
             return Answer(body: body, to: version, version: to, hasChanges: !changes.isEmpty, reset: nil)
         }
+    }
+
+    /// Every view whole, as the change from `since` to the current version: for a cursor of this history older
+    /// than the views this node keeps.
+    func wholeViews(since: Cursor) throws(ViewEncodingError) -> Answer {
+        let (version, snapshots) = session.store.views(views)
+        let to = session.cursor(version).description
+        let body = Self.body(
+            [("from", .string(since.description)), ("to", .string(to))], views: try Self.full(snapshots))
+        return Answer(body: body, to: version, version: to, hasChanges: true, reset: nil)
     }
 
     /// The answer that brings a client at `since` nowhere: no view changed (a poll let go because its

@@ -31,6 +31,37 @@ final class TestDatabase: Sendable {
         try PostgresConnection(url: url, applicationName: "remvvm-tests")
     }
 
+    /// A connection to the server's own database, for what a test does to this one from outside.
+    func adminConnection() throws -> PostgresConnection {
+        guard let base = Self.baseURL else { throw PostgresError(message: "REMVVM_TEST_DATABASE_URL is not set") }
+        return try PostgresConnection(url: base, applicationName: "remvvm-tests")
+    }
+
+    /// Makes PostgreSQL refuse this database's connections and ends those open (`down`), or accept them again.
+    func refuseConnections(_ down: Bool) throws {
+        let admin = try adminConnection()
+        try admin.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS \(down ? "false" : "true")")
+        guard down else { return }
+        try admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1::text", [.text(name)])
+    }
+
+    /// Waits (at most five seconds) until `count` takeover listeners are connected and listening.
+    func waitForListeners(_ count: Int) async throws {
+        let connection = try connect()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            let rows = try connection.execute(
+                """
+                SELECT count(*) FROM pg_stat_activity WHERE datname = $1::text
+                    AND application_name LIKE '% listener' AND query LIKE 'LISTEN%'
+                """, [.text(name)])
+            if try rows.int64(0, 0) >= count { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw PostgresError(message: "\(count) takeover listeners did not start within five seconds")
+    }
+
     deinit {
         guard let base = Self.baseURL, let admin = try? PostgresConnection(url: base, applicationName: "remvvm-tests")
         else { return }

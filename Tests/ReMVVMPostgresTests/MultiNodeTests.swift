@@ -1,0 +1,274 @@
+import Foundation
+import HTTPTestClient
+import Synchronization
+import Testing
+
+@testable import ReMVVMPostgres
+@testable import ReMVVMServer
+
+/// Two servers in one process on one PostgreSQL database, over real HTTP on loopback: sessions move to
+/// the node that serves them, the fence keeps the old node from acknowledging anything, and its waiters
+/// are let go so that clients reach the new owner.
+@Suite(.enabled(if: TestDatabase.baseURL != nil, TestDatabase.reason), .serialized)
+final class MultiNodeTests {
+    let database: TestDatabase
+
+    init() throws {
+        database = try TestDatabase()
+    }
+
+    /// The session's owner and fence in the database.
+    func lease(_ session: ClusterSession) throws -> (owner: String?, fence: Int64) {
+        let rows = try database.connect().execute(
+            "SELECT owner, fence FROM sessions WHERE id = $1::text", [.text(session.id)])
+        return (rows.optionalBytes(0, 0).map { String(decoding: $0, as: UTF8.self) }, try rows.int64(0, 1))
+    }
+
+    /// Waits (at most `timeout`) until `condition` holds; whether it did.
+    func eventually(within timeout: Duration = .seconds(2), _ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    @Test func aSessionIsTakenOverByTheNodeThatFirstServesIt() async throws {
+        let nodeA = try Node.start("node-a", on: database)
+        let nodeB = try Node.start("node-b", on: database)
+        try await database.waitForListeners(2)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            for _ in 0..<2 { #expect(try client.dispatch(session).status == 200) }
+            return session
+        }
+        #expect(nodeB.server.sessionCount == 0)
+        #expect(try lease(session).owner == "node-a")
+
+        let read = try await onOwnThread { try nodeB.client().read(session) }
+        #expect(read.status == 200)
+        #expect(read.header("Store-Version") == session.cursor(2))
+        #expect(read.counter == 2)
+        #expect(nodeB.server.sessionCount == 1)
+        #expect(try lease(session) == ("node-b", 2))
+        // Node A heard of it and dropped its copy.
+        #expect(try await eventually(within: .seconds(1)) { nodeA.server.sessionCount == 0 })
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
+    @Test func concurrentFirstRequestsShareOneLoad() async throws {
+        let nodeA = try Node.start("node-a", on: database)
+        let nodeB = try Node.start("node-b", on: database)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            #expect(try client.dispatch(session).status == 200)
+            return session
+        }
+        // The session's row locked behind node B's back: its load waits until the lock goes.
+        let blocker = try database.connect()
+        try blocker.execute("BEGIN")
+        try blocker.execute("SELECT 1 FROM sessions WHERE id = $1::text FOR UPDATE", [.text(session.id)])
+        async let statuses = withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { try await onOwnThread { try nodeB.client().read(session).status } } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(try await eventually { nodeB.server.api.loader?.waiting == 8 })
+        // The requests park: the transport's threads serve others meanwhile.
+        #expect(try await onOwnThread { try nodeB.client().http.request("GET", "/healthz").status } == 200)
+        try blocker.execute("COMMIT")
+        #expect(try await statuses == Array(repeating: 200, count: 8))
+        // One takeover: the fence moved once.
+        #expect(try lease(session) == ("node-b", 2))
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
+    @Test func aWrongTokenNeverMovesASession() async throws {
+        let nodeA = try Node.start("node-a", on: database)
+        let nodeB = try Node.start("node-b", on: database)
+        let session = try await onOwnThread { try nodeA.client().createSession() }
+        let wrong = String(repeating: "0", count: 32)
+        let refused = try await onOwnThread { try nodeB.client().read(session, token: wrong) }
+        #expect(refused.status == 404)
+        #expect(refused.problemType == "/problems/session-not-found")
+        #expect(try lease(session) == ("node-a", 1))
+        #expect(nodeB.server.sessionCount == 0)
+        #expect(try await onOwnThread { try nodeA.client().dispatch(session).status } == 200)
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
+    @Test func aDispatchOnTheStaleNodeIs503AndItsRetryAppliesOnceOnTheNewOwner() async throws {
+        // Node A does not listen: it learns of the takeover only when its write is refused.
+        let nodeA = try Node.start("node-a", on: database, listens: false)
+        let nodeB = try Node.start("node-b", on: database, listens: false)
+        try await onOwnThread {
+            let clientA = try nodeA.client()
+            let clientB = try nodeB.client()
+            let session = try clientA.createSession()
+            #expect(try clientA.dispatch(session).status == 200)
+            #expect(try clientB.read(session).counter == 1)
+
+            let stale = try clientA.dispatch(session, key: "retry-me")
+            #expect(stale.status == 503, "\(stale.text)")
+            #expect(stale.header("Content-Type") == "application/problem+json")
+            #expect(stale.header("Retry-After") != nil)
+            #expect(stale.problemType == "/problems/session-moved")
+            #expect(nodeA.server.sessionCount == 0)
+
+            let retried = try clientB.dispatch(session, key: "retry-me")
+            #expect(retried.status == 200)
+            #expect(retried.header("Store-Version") == session.cursor(2))
+            #expect(retried.counter == 2)
+            let again = try clientB.dispatch(session, key: "retry-me")
+            #expect(again.status == 200)
+            #expect(again.body == retried.body)
+            // Exactly the acknowledged actions: one, then the retried one.
+            #expect(try clientB.read(session).counter == 2)
+        }
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
+    @Test func aTakeoverNoticeLetsTheOldNodesWaitersGoWithinASecond() async throws {
+        let nodeA = try Node.start("node-a", on: database)
+        let nodeB = try Node.start("node-b", on: database)
+        try await database.waitForListeners(2)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            #expect(try client.dispatch(session).status == 200)
+            return session
+        }
+        async let streamed = onOwnThread {
+            let client = try nodeA.client(timeout: .seconds(10))
+            let opened = try client.http.openEventStream(
+                "\(session.path)/events?views=counter&since=\(session.cursor(1))", headers: [session.authorization])
+            return (opened.status, try client.http.readEvent())
+        }
+        async let polled = onOwnThread {
+            let response = try nodeA.client(timeout: .seconds(30)).poll(session, since: session.cursor(1))
+            return (response, ContinuousClock.now)
+        }
+        #expect(try await eventually { nodeA.server.api.timer.count == 1 && nodeA.server.api.streams.count == 1 })
+
+        let moved = ContinuousClock.now
+        #expect(try await onOwnThread { try nodeB.client().read(session).status } == 200)
+        let (answer, answeredAt) = try await polled
+        #expect(answer.status == 200)
+        #expect(answer.header("Store-Version") == session.cursor(1))
+        #expect(answeredAt - moved < .seconds(1), "the parked poll was let go after \(answeredAt - moved)")
+        let (opened, end) = try await streamed
+        #expect(opened == 200)
+        #expect(end?.event == "end")
+        #expect(end?.data.contains("moved") == true)
+        #expect(nodeA.server.sessionCount == 0)
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
+    @Test func aCursorFromBeforeTheMoveGetsAChangeNotAReset() async throws {
+        let nodeA = try Node.start("node-a", on: database, snapshotEvery: 2)
+        let nodeB = try Node.start("node-b", on: database)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            for _ in 0..<3 { #expect(try client.dispatch(session).status == 200) }
+            return session
+        }
+        try await onOwnThread {
+            let client = try nodeB.client()
+            // From before the snapshot node B loads from, and from the log after it: changes both.
+            for since in [0, 1, 2] {
+                let answer = try client.poll(session, since: session.cursor(since), wait: "0s")
+                #expect(answer.status == 200)
+                let body = try answer.json()
+                #expect(body["reset"] == nil, "since \(since): \(answer.text)")
+                #expect(body["from"] as? String == session.cursor(since))
+                #expect(body["to"] as? String == session.cursor(3))
+                #expect(answer.counter == 3)
+            }
+            let current = try client.poll(session, since: session.cursor(3), wait: "0s")
+            #expect(current.status == 200)
+            #expect(current.header("Store-Version") == session.cursor(3))
+            // Another history is still a reset, and says so.
+            let foreign = try client.poll(session, since: "otherepoch.1", wait: "0s")
+            #expect(try foreign.json()["reason"] as? String == "epoch")
+        }
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
+    @Test func drainingRefusesNewSessionsAndReleasesTheHeldOnes() async throws {
+        let nodeA = try Node.start("node-a", on: database)
+        let nodeB = try Node.start("node-b", on: database)
+        let (held, elsewhere) = try await onOwnThread {
+            let held = try nodeA.client().createSession()
+            #expect(try nodeA.client().dispatch(held).status == 200)
+            return (held, try nodeB.client().createSession())
+        }
+        nodeA.server.api.draining.store(true, ordering: .relaxed)
+        try await onOwnThread {
+            let client = try nodeA.client()
+            let created = try client.http.request("POST", "/v1/sessions")
+            #expect(created.status == 503)
+            #expect(created.problemType == "/problems/draining")
+            #expect(created.header("Retry-After") != nil)
+            #expect(try client.read(elsewhere).status == 503)
+            // What it holds it still serves until it stops.
+            #expect(try client.read(held).status == 200)
+        }
+        try await nodeA.stop()
+        #expect(try lease(held) == (nil, 1))
+        #expect(try lease(elsewhere) == ("node-b", 1))
+        let read = try await onOwnThread { try nodeB.client().read(held) }
+        #expect(read.counter == 1)
+        #expect(try lease(held) == ("node-b", 2))
+        try await nodeB.stop()
+    }
+
+    @Test func whileTheDatabaseIsDownLoadsAre503AndHeldViewsStillRead() async throws {
+        let nodeA = try Node.start("node-a", on: database)
+        let nodeB = try Node.start("node-b", on: database)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            #expect(try client.dispatch(session).status == 200)
+            return session
+        }
+        try database.refuseConnections(true)
+        try await onOwnThread {
+            let refused = try nodeB.client().read(session)
+            #expect(refused.status == 503)
+            #expect(refused.problemType == "/problems/storage-unavailable")
+            #expect(refused.header("Retry-After") != nil)
+            let clientA = try nodeA.client()
+            #expect(try clientA.read(session).counter == 1)
+            let dispatched = try clientA.dispatch(session)
+            #expect(dispatched.status == 503)
+            #expect(dispatched.problemType == "/problems/not-durable")
+            #expect(try clientA.http.request("POST", "/v1/sessions").status == 503)
+        }
+        try database.refuseConnections(false)
+        let recovered = try await onOwnThread {
+            let client = try nodeB.client()
+            let deadline = ContinuousClock.now + .seconds(10)
+            var response = try client.read(session)
+            while response.status != 200, ContinuousClock.now < deadline {
+                usleep(100_000)
+                response = try client.read(session)
+            }
+            return response
+        }
+        #expect(recovered.status == 200)
+        // The dispatch answered 503 was applied in memory and stored by node A's repair, or is lost with
+        // node A's copy; it is never answered 200 and never stored twice.
+        #expect(recovered.counter == 1 || recovered.counter == 2)
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+}
