@@ -75,9 +75,8 @@ final class TakeoverListener: Sendable {
                 continue
             }
             var descriptor = pollfd(fd: open.socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Self.waitMilliseconds)
-            guard ready != 0 else { continue }
-            if ready < 0, errno == EINTR { continue }
+            // Read after a timeout too: a notice that came with an earlier answer waits in libpq's queue.
+            _ = poll(&descriptor, 1, Self.waitMilliseconds)
             do throws(PostgresError) {
                 for notification in try open.notifications()
                 where notification.channel == PostgresSessionStorage.takeoverChannel {

@@ -112,7 +112,7 @@ struct WriterLedger {
     /// and `plan` loses their changes; returns the ids that were tracked or written by `plan`.
     mutating func drop(_ ids: [String], from plan: inout Plan) -> [String] {
         let dropped = Set(ids)
-        let known = ids.filter { sessions[$0] != nil || plan.touched.contains($0) || plan.deleted.contains($0) }
+        let known = ids.filter { id in sessions[id] != nil || plan.changes.contains { $0.session == id } }
         for id in dropped {
             sessions[id] = nil
             repairs.remove(id)
