@@ -4,7 +4,10 @@ scripts/cluster on 127.0.0.1 in a directory of their own, driven over real HTTP.
 
     python3 Tests/cluster/cluster_test.py [kill9] [sigstop] [postgres] [rolling]   (default: all four)
 
-REMVVM_SERVER_BIN names the server binary (default .build/debug/remvvm-server). Each scenario starts
+REMVVM_SERVER_BIN names the server binary (default .build/debug/remvvm-server).
+CLUSTER_TEST_EXPECTED_FAILURES names scenarios known to fail because of the server (each one a known,
+reported bug): they still run and print what broke (XFAIL), and one that passes fails the run (XPASS)
+until it is taken off the list. Each scenario starts
 its own cluster and stops it; a failure prints what was seen and the tails of the logs, and the
 script exits 1 after running the others. Standard library only.
 
@@ -618,18 +621,25 @@ def main():
         sys.exit(f"unknown scenario {unknown}; choose from {list(SCENARIOS)}")
     if not os.access(BINARY, os.X_OK):
         sys.exit(f"no server binary at {BINARY}: run `swift build` first, or set REMVVM_SERVER_BIN")
+    expected = set(os.environ.get("CLUSTER_TEST_EXPECTED_FAILURES", "").split())
     failed = []
     for name in names:
         started = time.monotonic()
         cluster = Cluster()
         try:
             summary = SCENARIOS[name](cluster)
-            print(f"PASS {name} ({time.monotonic() - started:.1f} s): {summary}", flush=True)
+            if name in expected:
+                failed.append(name)
+                print(f"XPASS {name}: passes now, take it off CLUSTER_TEST_EXPECTED_FAILURES: {summary}", flush=True)
+            else:
+                print(f"PASS {name} ({time.monotonic() - started:.1f} s): {summary}", flush=True)
         except Exception as error:  # a scenario's failure is reported and the next one still runs
-            failed.append(name)
             kept = cluster.keep_logs(name)
-            print(f"FAIL {name} ({time.monotonic() - started:.1f} s): {error}\n{cluster.logs()}\n(logs kept in {kept})",
-                  flush=True)
+            verdict = "XFAIL" if name in expected else "FAIL"
+            if name not in expected:
+                failed.append(name)
+            print(f"{verdict} {name} ({time.monotonic() - started:.1f} s): {error}\n{cluster.logs()}\n"
+                  f"(logs kept in {kept})", flush=True)
         finally:
             cluster.close()
     if failed:
