@@ -178,6 +178,7 @@ let package = Package(
             name: "ReMVVMPostgresTests",
             dependencies: [
                 "ReMVVMPostgres", "ReMVVMPersistence", "ReMVVM", "ExampleApp", "ReMVVMServer", "HTTPTestClient",
+                "PostgresTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -185,11 +186,17 @@ let package = Package(
         // The built remvvm-server as a subprocess: crash, restart and damaged-storage tests.
         .testTarget(
             name: "ServerDurabilityTests",
-            dependencies: ["HTTPTestClient", "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVMPostgres"],
+            dependencies: [
+                "HTTPTestClient", "ReMVVMPersistence", "ReMVVMSQLite", "ReMVVMPostgres", "PostgresTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         // A blocking HTTP/1.1 client over POSIX sockets (with Server-Sent Events reading) for the HTTP tests.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient", swiftSettings: strictSettings),
+        // A fresh database per test on the PostgreSQL of REMVVM_TEST_DATABASE_URL, for the tests that need one.
+        .target(
+            name: "PostgresTestSupport", dependencies: ["ReMVVMPostgres"], path: "Tests/PostgresTestSupport",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "MicroHTTPTests",
             dependencies: ["MicroHTTP", "HTTPTestClient", "CTransport", "CMicroHTTPD"],

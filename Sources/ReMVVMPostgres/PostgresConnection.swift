@@ -5,11 +5,11 @@ import Foundation
 ///
 /// Every statement goes through `PQexecParams` with binary parameters and binary results, so
 /// values never become SQL text.
-final class PostgresConnection {
+package final class PostgresConnection {
     private var handle: OpaquePointer?
 
     /// Connects to `url` (a libpq URI or keyword string); a `connect_timeout` in it wins over ours.
-    init(url: String, applicationName: String, connectTimeout: Int = 5) throws(PostgresError) {
+    package init(url: String, applicationName: String, connectTimeout: Int = 5) throws(PostgresError) {
         let keywords = ["connect_timeout", "application_name", "dbname"]
         let values = ["\(connectTimeout)", applicationName, url]
         let connection = Self.withCStrings(keywords) { keywords in
@@ -31,20 +31,20 @@ final class PostgresConnection {
     deinit { close() }
 
     /// Closes the connection. Idempotent.
-    func close() {
+    package func close() {
         if let handle { PQfinish(handle) }
         handle = nil
     }
 
     /// Whether the connection is still up, as far as libpq knows.
-    var isOpen: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+    package var isOpen: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
     /// The server process serving this connection (tests end it to simulate a lost connection).
-    var backendProcess: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+    package var backendProcess: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 
     /// Runs one statement with `parameters` as `$1`, `$2`, ...; its rows in binary format.
     @discardableResult
-    func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
+    package func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
         let handle = try openHandle()
         let result = Self.withParameters(parameters) { count, values, lengths, formats in
             PQexecParams(handle, sql, count, nil, values, lengths, formats, 1)

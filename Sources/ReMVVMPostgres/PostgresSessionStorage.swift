@@ -84,17 +84,16 @@ public final class PostgresSessionStorage: SessionStorage {
 
     private func takeOver(_ id: String, tokenHash: String?) throws(StorageError) -> StoredSession? {
         let node = self.node
-        guard
-            let (session, fence) = try access(
-                loading,
-                { connection throws(PostgresError) in
-                    try Self.transaction(connection) { () throws(PostgresError) -> (StoredSession, Int64)? in
-                        try Self.takeOver(id, node: node, tokenHash: tokenHash, in: connection)
-                    }
-                })
-        else { return nil }
-        fences.withLock { $0[id] = fence }
-        return session
+        return try access(loading) { connection throws(PostgresError) in
+            try Self.transaction(connection) { () throws(PostgresError) -> StoredSession? in
+                guard let (session, fence) = try Self.takeOver(id, node: node, tokenHash: tokenHash, in: connection)
+                else { return nil }
+                // Held before COMMIT sends the notice, so this node's listener sees its own lease, not news. A
+                // failed COMMIT leaves a fence no write can match: those writes are refused, never wrong.
+                fences.withLock { $0[id] = fence }
+                return session
+            }
+        }
     }
 
     /// Applies `changes` as one transaction, durable when this returns; refused as a whole when
@@ -148,9 +147,10 @@ public final class PostgresSessionStorage: SessionStorage {
         listener.withLock { listener in
             guard listener == nil else { return }
             let started = TakeoverListener(url: url, node: node, logger: logger) {
-                [weak self] (id: String, owner: String, fence: Int64) in
-                // Only a newer lease than the one held: a late notice of an older takeover is no news.
-                guard owner != node, let self, self.fences.withLock({ ($0[id] ?? .max) < fence }) else { return }
+                [weak self] (id: String, _: String, fence: Int64) in
+                // Only a newer lease than the one held: this node's own notices, and late ones of older
+                // takeovers, are no news. Compared by fence, not by owner: two nodes might share a name.
+                guard let self, self.fences.withLock({ ($0[id] ?? .max) < fence }) else { return }
                 handler(id)
             }
             started.start()

@@ -2,7 +2,7 @@ import Foundation
 
 /// A statement parameter, sent in PostgreSQL's binary format: raw UTF-8 for text, raw bytes
 /// for bytea, big-endian integers and floats. Nothing is spliced into SQL text.
-enum PostgresValue: Sendable {
+package enum PostgresValue: Sendable {
     case text(String)
     case bytes([UInt8])
     case int64(Int64)
@@ -23,8 +23,8 @@ enum PostgresValue: Sendable {
     }
 
     /// An unsigned version, stored in a bigint.
-    static func version(_ version: UInt64) -> PostgresValue { .int64(Int64(bitPattern: version)) }
+    package static func version(_ version: UInt64) -> PostgresValue { .int64(Int64(bitPattern: version)) }
 
     /// Bytes from `Data`.
-    static func data(_ data: Data) -> PostgresValue { .bytes(Array(data)) }
+    package static func data(_ data: Data) -> PostgresValue { .bytes(Array(data)) }
 }

@@ -59,7 +59,7 @@ final class TakeoverListener: Sendable {
                 connection = nil
                 do throws(PostgresError) {
                     let fresh = try PostgresConnection(
-                        url: url, applicationName: "remvvm-server \(node) listener", connectTimeout: 2)
+                        url: url, applicationName: "remvvm-server \(node) listener")
                     try fresh.execute("LISTEN \(PostgresSessionStorage.takeoverChannel)")
                     connection = fresh
                     failures = 0

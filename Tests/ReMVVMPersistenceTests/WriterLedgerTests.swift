@@ -72,6 +72,38 @@ import Testing
         #expect(!ledger.needsRepair)
     }
 
+    @Test func aLostSessionIsDroppedFromThePlanAndItsRepairAndNeverWrittenAgain() {
+        var ledger = ledger(every: 100)
+        let other = WriterSession(
+            record: SessionRecord(id: "t", tokenHash: "h", epoch: "e"),
+            snapshot: { StoredSnapshot(version: 7, stateType: "T", stateVersion: 1, state: Data()) },
+            snapshotVersion: 0, sinceSnapshot: 0)
+        _ = ledger.plan([.register(other, create: nil)])
+        // A write failed (the database was down): both sessions wait for their repair.
+        let down = ledger.plan(
+            commits(1...1) + [
+                .commit(session: "t", record: CommitRecord(version: 1, actions: [Bump()]), idempotency: nil)
+            ])
+        ledger.failed(down)
+        // The repair is refused for `s`: another node took it over meanwhile.
+        var repair = ledger.plan([])
+        #expect(kinds(repair) == ["create", "snapshot 99", "keep 256 keys", "create", "snapshot 7", "keep 256 keys"])
+        #expect(ledger.drop(["s"], from: &repair) == ["s"])
+        #expect(repair.changes.allSatisfy { $0.session == "t" })
+        #expect(ledger.isLost("s"))
+        #expect(!ledger.needsRepair)
+        // Its later commits and deletion are not written (the writer fails its barriers).
+        let later = ledger.plan(commits(2...2) + [.remove(session: "s")])
+        #expect(later.changes.isEmpty)
+        // Taken back (loaded again by this node), it is written again.
+        let session = WriterSession(
+            record: SessionRecord(id: "s", tokenHash: "h", epoch: "e"),
+            snapshot: { StoredSnapshot(version: 99, stateType: "T", stateVersion: 1, state: Data()) },
+            snapshotVersion: 5, sinceSnapshot: 0)
+        #expect(kinds(ledger.plan([.register(session, create: nil)] + commits(6...6))) == ["append [6]"])
+        #expect(!ledger.isLost("s"))
+    }
+
     @Test func aKeyIsRememberedInTheTransactionOfItsCommitAndItsAnswerAfter() {
         var ledger = ledger(every: 100)
         let note = IdempotentDispatch.Note(key: "k", digest: [1, 2])

@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
 import Logging
+import PostgresTestSupport
 import ReMVVM
 import ReMVVMPersistence
 import Synchronization
@@ -10,7 +11,7 @@ import Testing
 
 /// The group-commit writer on PostgreSQL when another node takes some of its sessions over: the
 /// batch is refused as a whole, and written again without the lost sessions.
-@Suite(.enabled(if: TestDatabase.baseURL != nil, TestDatabase.reason))
+@Suite(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)))
 final class FencedWriterTests {
     let database: TestDatabase
     static let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
@@ -58,10 +59,13 @@ final class FencedWriterTests {
         #expect(try rows.int64(0, 1) == 1)
     }
 
-    @Test func aTakeoverIsAnnouncedToTheNodeThatHeldTheSession() async throws {
-        let nodeA = try PostgresSessionStorage(url: database.url, node: "node-a")
+    /// Also when both nodes have the same name (say, `0.0.0.0:8080` in every container): notices are told apart
+    /// by their fences.
+    @Test(arguments: [("node-a", "node-b"), ("0.0.0.0:8080", "0.0.0.0:8080")])
+    func aTakeoverIsAnnouncedToTheNodeThatHeldTheSession(names: (String, String)) async throws {
+        let nodeA = try PostgresSessionStorage(url: database.url, node: names.0)
         defer { nodeA.close() }
-        let nodeB = try PostgresSessionStorage(url: database.url, node: "node-b")
+        let nodeB = try PostgresSessionStorage(url: database.url, node: names.1)
         defer { nodeB.close() }
         // When each notice was heard, read on the listener's thread: the test's own tasks may be slow to run.
         let heard = Mutex<[(id: String, at: ContinuousClock.Instant)]>([])

@@ -1,5 +1,8 @@
+import ExampleApp
 import Foundation
 import HTTPTestClient
+import PostgresTestSupport
+import ReMVVM
 import ReMVVMPersistence
 import Synchronization
 import Testing
@@ -10,7 +13,7 @@ import Testing
 /// Two servers in one process on one PostgreSQL database, over real HTTP on loopback: sessions move to
 /// the node that serves them, the fence keeps the old node from acknowledging anything, and its waiters
 /// are let go so that clients reach the new owner.
-@Suite(.enabled(if: TestDatabase.baseURL != nil, TestDatabase.reason), .serialized)
+@Suite(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)), .serialized)
 final class MultiNodeTests {
     let database: TestDatabase
 
@@ -26,7 +29,7 @@ final class MultiNodeTests {
     }
 
     /// Waits (at most `timeout`) until `condition` holds; whether it did.
-    func eventually(within timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
+    func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
@@ -114,6 +117,44 @@ final class MultiNodeTests {
         try await nodeB.stop()
     }
 
+    @Test func aLoadedSessionResumesItsAppsEffects() async throws {
+        // Node A's quote never comes in time; node B's comes at once.
+        var slow = Services()
+        slow.quotes = LocalQuoteService(delay: .seconds(60))
+        var quick = Services()
+        quick.quotes = LocalQuoteService(delay: .zero)
+        let nodeA = try Node.start("node-a", on: database, services: slow)
+        let nodeB = try Node.start("node-b", on: database, services: quick)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            let load = try client.http.request(
+                "POST", "\(session.path)/actions?views=quote",
+                headers: [session.authorization, ("Content-Type", "application/json")],
+                body: Array(#"{"type":"quote/load"}"#.utf8))
+            #expect(load.status == 200)
+            return session
+        }
+        // Taken over with its quote loading: the app's restore hook loads it again, on node B.
+        let quote = try await onOwnThread {
+            let client = try nodeB.client()
+            let deadline = ContinuousClock.now + .seconds(5)
+            var body: [String: Any] = [:]
+            repeat {
+                let read = try client.http.request(
+                    "GET", "\(session.path)?views=quote", headers: [session.authorization])
+                body = ((try read.json()["views"] as? [String: Any])?["quote"] as? [String: Any]) ?? [:]
+                if body["text"] is String { break }
+                usleep(20_000)
+            } while ContinuousClock.now < deadline
+            return (body["text"] as? String, body["loading"] as? Bool)
+        }
+        #expect(quote.0 != nil)
+        #expect(quote.1 == false)
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
     @Test func aWrongTokenNeverMovesASession() async throws {
         let nodeA = try Node.start("node-a", on: database)
         let nodeB = try Node.start("node-b", on: database)
@@ -138,7 +179,10 @@ final class MultiNodeTests {
             let clientB = try nodeB.client()
             let session = try clientA.createSession()
             #expect(try clientA.dispatch(session).status == 200)
-            #expect(try clientB.read(session).counter == 1)
+            // Node B's first request for the session is a dispatch: loaded, then applied.
+            let first = try clientB.dispatch(session)
+            #expect(first.status == 200)
+            #expect(first.counter == 2)
 
             let stale = try clientA.dispatch(session, key: "retry-me")
             #expect(stale.status == 503, "\(stale.text)")
@@ -149,14 +193,62 @@ final class MultiNodeTests {
 
             let retried = try clientB.dispatch(session, key: "retry-me")
             #expect(retried.status == 200)
-            #expect(retried.header("Store-Version") == session.cursor(2))
-            #expect(retried.counter == 2)
+            #expect(retried.header("Store-Version") == session.cursor(3))
+            #expect(retried.counter == 3)
             let again = try clientB.dispatch(session, key: "retry-me")
             #expect(again.status == 200)
             #expect(again.body == retried.body)
-            // Exactly the acknowledged actions: one, then the retried one.
-            #expect(try clientB.read(session).counter == 2)
+            // Exactly the acknowledged actions: node A's, node B's, then the retried one.
+            #expect(try clientB.read(session).counter == 3)
         }
+        try await nodeA.stop()
+        try await nodeB.stop()
+    }
+
+    /// Waits until `count` backends of this test's database wait for a lock.
+    func waitForLockWaiters(_ count: Int) async throws -> Bool {
+        let connection = try database.connect()
+        let name = database.name
+        return try await eventually {
+            let rows = try? connection.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1::text AND wait_event_type = 'Lock'",
+                [.text(name)])
+            return (try? rows?.int64(0, 0)) ?? 0 >= count
+        }
+    }
+
+    @Test func aNodePausedBeforeItsWriteNeverAcknowledgesAVersionTwice() async throws {
+        let nodeA = try Node.start("node-a", on: database, listens: false)
+        let nodeB = try Node.start("node-b", on: database, listens: false)
+        let session = try await onOwnThread {
+            let client = try nodeA.client()
+            let session = try client.createSession()
+            #expect(try client.dispatch(session).status == 200)
+            return session
+        }
+        // Version 2's log row held by an open transaction: node A's write of it waits, as if paused.
+        let holder = try database.connect()
+        try holder.execute("BEGIN")
+        try holder.execute(
+            "INSERT INTO log (session, version, format, actions) VALUES ($1::text, 2, 1, '[]')", [.text(session.id)])
+        async let paused = onOwnThread { try nodeA.client(timeout: .seconds(20)).dispatch(session) }
+        #expect(try await waitForLockWaiters(1))
+
+        // Meanwhile node B takes the session over at version 1 and makes its own version 2.
+        #expect(try await onOwnThread { try nodeB.client().read(session).counter } == 1)
+        async let taken = onOwnThread { try nodeB.client(timeout: .seconds(20)).dispatch(session) }
+        #expect(try await waitForLockWaiters(2))
+        try holder.execute("ROLLBACK")
+
+        let (stale, fresh) = try await (paused, taken)
+        #expect(stale.status == 503, "\(stale.text)")
+        #expect(stale.problemType == "/problems/session-moved")
+        #expect(fresh.status == 200)
+        #expect(fresh.header("Store-Version") == session.cursor(2))
+        // Exactly the acknowledged actions: node A's first, node B's second.
+        let final = try await onOwnThread { try nodeB.client().read(session) }
+        #expect(final.counter == 2)
+        #expect(final.header("Store-Version") == session.cursor(2))
         try await nodeA.stop()
         try await nodeB.stop()
     }

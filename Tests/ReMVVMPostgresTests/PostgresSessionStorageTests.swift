@@ -1,12 +1,13 @@
 import Foundation
 import Logging
+import PostgresTestSupport
 import ReMVVMPersistence
 import Testing
 
 @testable import ReMVVMPostgres
 
 /// The PostgreSQL storage against a real server, one fresh database per test.
-@Suite(.enabled(if: TestDatabase.baseURL != nil, TestDatabase.reason))
+@Suite(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)))
 final class PostgresSessionStorageTests {
     let database: TestDatabase
 

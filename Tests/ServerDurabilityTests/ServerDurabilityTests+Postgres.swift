@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestClient
+import PostgresTestSupport
 import Testing
 
 @testable import ReMVVMPostgres
@@ -8,7 +9,7 @@ extension ServerDurabilityTests {
     /// The crash test against PostgreSQL (`--database-url`): under load, `kill -9`, restart on the
     /// same database: every acknowledged dispatch is there, versions have no gap, an idempotent
     /// retry gets its first answer, and the database holds token hashes only.
-    @Test(.enabled(if: TestDatabase.baseURL != nil, TestDatabase.reason))
+    @Test(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)))
     func aCrashLosesNoAcknowledgedDispatchInPostgreSQL() async throws {
         let database = try TestDatabase()
         let arguments = ["--database-url", database.url, "--node-name", "node-1", "--snapshot-every", "50"]
@@ -77,7 +78,7 @@ extension ServerDurabilityTests {
 
     /// PostgreSQL refusing connections: dispatches and new sessions get 503 with `Retry-After`, never
     /// a success that was not stored; when it accepts them again, everything works without a restart.
-    @Test(.enabled(if: TestDatabase.baseURL != nil, TestDatabase.reason))
+    @Test(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)))
     func whileThePostgreSQLIsUnreachableDispatchesAre503AndRecoverAfter() async throws {
         let database = try TestDatabase()
         let arguments = ["--database-url", database.url]

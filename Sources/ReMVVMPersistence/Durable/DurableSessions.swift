@@ -5,14 +5,15 @@ import Synchronization
 
 /// Keeps an app's sessions on durable storage: every commit goes to the session's action log
 /// through the group-commit writer, states are snapshotted every few commits and at shutdown,
-/// and at start-up each session is rebuilt from its snapshot and the log after it.
+/// and each session is rebuilt from its snapshot and the log after it: at start-up, or, when
+/// several nodes share the storage, when this node first needs it (``load(_:tokenHash:)``).
 ///
 /// ```swift
 /// let storage = try SQLiteSessionStorage(directory: "data", logger: logger)
 /// let sessions = DurableSessions(ExampleApp.definition(), storage: storage)
 /// ```
 /// The server hands it every new session's identity (``makeStore(for:)``), removes ended
-/// sessions, and answers a dispatch only once ``whenDurable(_:)`` says its commit is on disk.
+/// sessions, and answers a dispatch only once ``whenDurable(session:_:)`` says its commit is on disk.
 package final class DurableSessions<State: Codable & Sendable>: SessionPersistence {
     private let definition: StoreDefinition<State>
     private let storage: any SessionStorage

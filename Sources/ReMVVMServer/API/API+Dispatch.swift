@@ -121,7 +121,8 @@ extension API {
             do {
                 outcome = try session.store.dispatch(decoded, views: views, expectedVersion: expected)
             } catch {
-                if error.isClosed { return Problem.sessionNotFound.response }
+                // Closed because another node took the session over: the retry goes there.
+                if error.isClosed { return (session.hasMoved ? Problem.sessionMoved : .sessionNotFound).response }
                 return Problem.versionMismatch(current: session.cursor(error.currentVersion)).response
             }
             // A long-poll woken by this dispatch has written the version and its headers already.

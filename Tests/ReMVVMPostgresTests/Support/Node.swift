@@ -2,6 +2,8 @@ import ExampleApp
 import Foundation
 import HTTPTestClient
 import Logging
+import PostgresTestSupport
+import ReMVVM
 import ReMVVMPersistence
 
 @testable import ReMVVMPostgres
@@ -17,7 +19,8 @@ struct Node: Sendable {
 
     /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes.
     static func start(
-        _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000
+        _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
+        services: Services = Services()
     ) throws -> Node {
         let storage = try PostgresSessionStorage(
             url: database.url, node: name, listensForTakeovers: listens, logger: quiet)
@@ -28,7 +31,8 @@ struct Node: Sendable {
         var durability = DurabilityConfiguration()
         durability.snapshotEvery = snapshotEvery
         let server = StoreServer(
-            ExampleApp.definition(), configuration: configuration, storage: storage, durability: durability,
+            ExampleApp.definition(services: services), configuration: configuration, storage: storage,
+            durability: durability,
             logger: quiet)
         try server.start()
         return Node(server: server, name: name)
@@ -70,7 +74,7 @@ struct NodeClient {
         let body = try response.json()
         guard response.status == 201, let id = body["id"] as? String, let token = body["token"] as? String,
             let version = body["version"] as? String, let dot = version.lastIndex(of: ".")
-        else { throw PostgresError(message: "create answered \(response.status): \(response.text)") }
+        else { throw TestDatabaseError("create answered \(response.status): \(response.text)") }
         return ClusterSession(id: id, token: token, epoch: String(version[..<dot]))
     }
 

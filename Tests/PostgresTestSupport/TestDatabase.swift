@@ -1,25 +1,27 @@
 import Foundation
-import Testing
-
-@testable import ReMVVMPostgres
+import ReMVVMPostgres
 
 /// A fresh database on the PostgreSQL that `REMVVM_TEST_DATABASE_URL` names (scripts/test starts
-/// one), dropped at the end: each test starts from an empty schema.
-final class TestDatabase: Sendable {
+/// one), dropped at the end: each test starts from an empty schema. Shared by the storage, multi-node
+/// and subprocess durability tests.
+package final class TestDatabase: Sendable {
     /// The server's URL, or nil when no PostgreSQL was given (the tests are then disabled).
-    static let baseURL = ProcessInfo.processInfo.environment["REMVVM_TEST_DATABASE_URL"].flatMap {
+    package static let baseURL = ProcessInfo.processInfo.environment["REMVVM_TEST_DATABASE_URL"].flatMap {
         $0.isEmpty ? nil : $0
     }
 
     /// Why the PostgreSQL tests may be disabled.
-    static let reason: Comment = "REMVVM_TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL and sets it)"
+    package static let whyDisabled =
+        "REMVVM_TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL and sets it)"
 
-    let name: String
+    /// The database's name.
+    package let name: String
     /// The URL of this test's database.
-    let url: String
+    package let url: String
 
-    init() throws {
-        guard let base = Self.baseURL else { throw PostgresError(message: "REMVVM_TEST_DATABASE_URL is not set") }
+    /// Creates a database with a fresh name.
+    package init() throws {
+        guard let base = Self.baseURL else { throw TestDatabaseError("REMVVM_TEST_DATABASE_URL is not set") }
         name = "remvvm_test_\(UUID().uuidString.prefix(8).lowercased())"
         url = Self.url(base, database: name)
         let admin = try PostgresConnection(url: base, applicationName: "remvvm-tests")
@@ -27,18 +29,18 @@ final class TestDatabase: Sendable {
     }
 
     /// A connection to this test's database, to look at or change it behind the storage's back.
-    func connect() throws -> PostgresConnection {
+    package func connect() throws -> PostgresConnection {
         try PostgresConnection(url: url, applicationName: "remvvm-tests")
     }
 
     /// A connection to the server's own database, for what a test does to this one from outside.
-    func adminConnection() throws -> PostgresConnection {
-        guard let base = Self.baseURL else { throw PostgresError(message: "REMVVM_TEST_DATABASE_URL is not set") }
+    package func adminConnection() throws -> PostgresConnection {
+        guard let base = Self.baseURL else { throw TestDatabaseError("REMVVM_TEST_DATABASE_URL is not set") }
         return try PostgresConnection(url: base, applicationName: "remvvm-tests")
     }
 
     /// Makes PostgreSQL refuse this database's connections and ends those open (`down`), or accept them again.
-    func refuseConnections(_ down: Bool) throws {
+    package func refuseConnections(_ down: Bool) throws {
         let admin = try adminConnection()
         try admin.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS \(down ? "false" : "true")")
         guard down else { return }
@@ -46,10 +48,11 @@ final class TestDatabase: Sendable {
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1::text", [.text(name)])
     }
 
-    /// Waits (at most five seconds) until `count` takeover listeners are connected and listening.
-    func waitForListeners(_ count: Int) async throws {
+    /// Waits (at most fifteen seconds: the suite shares two cores) until `count` takeover listeners are
+    /// connected and listening.
+    package func waitForListeners(_ count: Int) async throws {
         let connection = try connect()
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             let rows = try connection.execute(
                 """
@@ -59,7 +62,7 @@ final class TestDatabase: Sendable {
             if try rows.int64(0, 0) >= count { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw PostgresError(message: "\(count) takeover listeners did not start within five seconds")
+        throw TestDatabaseError("\(count) takeover listeners did not start within fifteen seconds")
     }
 
     deinit {
@@ -69,12 +72,21 @@ final class TestDatabase: Sendable {
     }
 
     /// `base` with its database (the last path component) replaced by `database`.
-    static func url(_ base: String, database: String) -> String {
+    package static func url(_ base: String, database: String) -> String {
         let (address, query) =
             base.firstIndex(of: "?").map { (String(base[..<$0]), String(base[$0...])) } ?? (base, "")
         guard let slash = address.lastIndex(of: "/"), address[..<slash].hasSuffix("/") == false else {
             return address + "/" + database + query
         }
         return address[...slash] + database + query
+    }
+}
+
+/// A test database could not be made or used.
+package struct TestDatabaseError: Error, CustomStringConvertible {
+    package let description: String
+
+    package init(_ description: String) {
+        self.description = description
     }
 }
