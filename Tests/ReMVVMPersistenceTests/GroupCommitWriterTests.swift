@@ -65,6 +65,27 @@ import Testing
         #expect(restored.version == 2)
     }
 
+    @Test func theDurableVersionFollowsWritesAndTheFailingFlagTheirOutcome() async throws {
+        let storage = MemoryStorage()
+        let durable = sessions(storage)
+        let version = DurableVersion()
+        let store = durable.makeTypedStore(for: newRecord(), durable: version)
+        try store.dispatch(CounterAction.Increase())
+        #expect(await durable.durable() == nil)
+        #expect(version.version == 1)
+        #expect(!durable.isFailing)
+        // A failed write leaves the stored version where it was, and says the storage is failing.
+        storage.failNextWrites(.max)
+        try store.dispatch(CounterAction.Increase())
+        #expect(await durable.durable() == .unavailable("injected failure"))
+        #expect(version.version == 1)
+        #expect(durable.isFailing)
+        // The repair stores a snapshot of version 2: the version and the flag follow.
+        storage.failNextWrites(0)
+        #expect(await eventually { version.version == 2 && !durable.isFailing })
+        durable.stop(snapshotting: false)
+    }
+
     @Test func whenDurableAnswersAtOnceWhenNothingIsPending() async throws {
         let durable = sessions(MemoryStorage())
         #expect(await durable.durable() == nil)

@@ -16,7 +16,7 @@ import Testing
         let session = WriterSession(
             record: SessionRecord(id: "s", tokenHash: "h", epoch: "e"),
             snapshot: { StoredSnapshot(version: 99, stateType: "T", stateVersion: 1, state: Data()) },
-            snapshotVersion: snapshotVersion, sinceSnapshot: 0)
+            snapshotVersion: snapshotVersion, sinceSnapshot: 0, durable: DurableVersion())
         _ = ledger.plan([.register(session, create: nil)])
         return ledger
     }
@@ -77,7 +77,7 @@ import Testing
         let other = WriterSession(
             record: SessionRecord(id: "t", tokenHash: "h", epoch: "e"),
             snapshot: { StoredSnapshot(version: 7, stateType: "T", stateVersion: 1, state: Data()) },
-            snapshotVersion: 0, sinceSnapshot: 0)
+            snapshotVersion: 0, sinceSnapshot: 0, durable: DurableVersion())
         _ = ledger.plan([.register(other, create: nil)])
         // A write failed (the database was down): both sessions wait for their repair.
         let down = ledger.plan(
@@ -99,7 +99,7 @@ import Testing
         let session = WriterSession(
             record: SessionRecord(id: "s", tokenHash: "h", epoch: "e"),
             snapshot: { StoredSnapshot(version: 99, stateType: "T", stateVersion: 1, state: Data()) },
-            snapshotVersion: 5, sinceSnapshot: 0)
+            snapshotVersion: 5, sinceSnapshot: 0, durable: DurableVersion())
         #expect(kinds(ledger.plan([.register(session, create: nil)] + commits(6...6))) == ["append [6]"])
         #expect(!ledger.isLost("s"))
     }

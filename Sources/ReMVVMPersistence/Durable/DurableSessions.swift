@@ -44,17 +44,22 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// What the writer has done so far: transactions, commits and snapshots written.
     package var statistics: WriterStatistics { writer.statistics }
 
-    /// A logged store for a new session, as the server sees it; its identity is queued for storage.
-    package func makeStore(for session: SessionRecord) -> any ProjectedStore {
-        AnyProjectedStore(makeTypedStore(for: session))
+    /// A logged store for a new session, as the server sees it; its identity is queued for storage, and
+    /// `durable` follows its stored version.
+    package func makeStore(for session: SessionRecord, durable: DurableVersion) -> any ProjectedStore {
+        AnyProjectedStore(makeTypedStore(for: session, durable: durable))
     }
 
     /// A logged store for a new session; its identity is queued for storage.
-    package func makeTypedStore(for session: SessionRecord) -> Store<State> {
+    package func makeTypedStore(for session: SessionRecord, durable: DurableVersion = DurableVersion()) -> Store<State>
+    {
         let store = definition.makeStore()
-        track(store, of: session, create: true, snapshotVersion: 0, sinceSnapshot: 0)
+        track(store, of: session, create: true, snapshotVersion: 0, sinceSnapshot: 0, durable: durable)
         return store
     }
+
+    /// Whether the storage's last transaction failed: a change made now would not be durable (an atomic load).
+    package var isFailing: Bool { writer.isFailing }
 
     /// Rebuilds every stored session from its snapshot and log; those that cannot be rebuilt are logged and skipped (and deleted if so configured).
     package func restore() -> [RestoredSession] {
@@ -67,13 +72,14 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         }
         var restored: [RestoredSession] = []
         for record in records {
-            guard let (store, keys, base) = rebuild(record) else { continue }
+            guard let (store, keys, base, durable) = rebuild(record) else { continue }
             let definition = self.definition
             let erased = AnyProjectedStore(store)
             let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
             restored.append(
-                RestoredSession(record: record, store: erased, keys: latest, base: base) { definition.onRestore(store) }
-            )
+                RestoredSession(record: record, store: erased, keys: latest, base: base, durable: durable) {
+                    definition.onRestore(store)
+                })
         }
         logger.info(
             "restored sessions from durable storage",
@@ -110,7 +116,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// Takes a stored session over (if `tokenHash` is its token's) and rebuilds it.
     package func load(_ id: String, tokenHash: String) throws(StorageError) -> RestoredSession? {
         guard let stored = try storage.takeOver(id, tokenHash: tokenHash) else { return nil }
-        guard let (store, keys, base) = rebuild(stored) else { return nil }
+        guard let (store, keys, base, durable) = rebuild(stored) else { return nil }
         let definition = self.definition
         let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
         logger.info(
@@ -118,9 +124,9 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
             metadata: [
                 "session.id": "\(id)", "store.version": "\(store.version)", "log.replayed": "\(stored.log.count)",
             ])
-        return RestoredSession(record: stored.record, store: AnyProjectedStore(store), keys: latest, base: base) {
-            definition.onRestore(store)
-        }
+        return RestoredSession(
+            record: stored.record, store: AnyProjectedStore(store), keys: latest, base: base, durable: durable
+        ) { definition.onRestore(store) }
     }
 
     /// Tells `handler` which sessions another node took over: found by a refused write, or
@@ -144,14 +150,19 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         logger.info("durable storage closed", metadata: ["storage.transactions": "\(writer.statistics.transactions)"])
     }
 
+    /// A rebuilt session: its store, its latest idempotency keys, the version it was rebuilt from, and its
+    /// stored version as the writer keeps it.
+    private typealias Rebuilt = (Store<State>, [StoredIdempotencyKey], base: UInt64, durable: DurableVersion)
+
     /// Registers `store` with the writer, then logs its every commit.
     private func track(
-        _ store: Store<State>, of session: SessionRecord, create: Bool, snapshotVersion: UInt64, sinceSnapshot: Int
+        _ store: Store<State>, of session: SessionRecord, create: Bool, snapshotVersion: UInt64, sinceSnapshot: Int,
+        durable: DurableVersion
     ) {
         let codec = self.codec
         let tracked = WriterSession(
             record: session, snapshot: { try codec.snapshot(of: store) }, snapshotVersion: snapshotVersion,
-            sinceSnapshot: sinceSnapshot)
+            sinceSnapshot: sinceSnapshot, durable: durable)
         writer.enqueue(.register(tracked, create: create ? session : nil))
         let writer = self.writer
         let id = session.id
@@ -164,7 +175,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     }
 
     /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt.
-    private func rebuild(_ record: SessionRecord) -> (Store<State>, [StoredIdempotencyKey], base: UInt64)? {
+    private func rebuild(_ record: SessionRecord) -> Rebuilt? {
         let stored: StoredSession
         do {
             guard let loaded = try storage.load(record.id) else { return nil }
@@ -180,14 +191,16 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     }
 
     /// A loaded session's store, tracked by the writer, or nil (logged, and dropped if so configured).
-    private func rebuild(_ stored: StoredSession) -> (Store<State>, [StoredIdempotencyKey], base: UInt64)? {
+    private func rebuild(_ stored: StoredSession) -> Rebuilt? {
         let record = stored.record
         do {
             let (store, replayed) = try codec.rebuild(stored, with: definition)
+            // Everything it was rebuilt from is stored.
+            let durable = DurableVersion(store.version)
             track(
                 store, of: record, create: false, snapshotVersion: stored.snapshot?.version ?? 0,
-                sinceSnapshot: replayed)
-            return (store, stored.keys, stored.snapshot?.version ?? 0)
+                sinceSnapshot: replayed, durable: durable)
+            return (store, stored.keys, stored.snapshot?.version ?? 0, durable)
         } catch {
             skip(record, reason: "\(error)")
             return nil

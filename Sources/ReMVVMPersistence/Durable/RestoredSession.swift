@@ -13,12 +13,15 @@ package struct RestoredSession: Sendable {
     /// The version its store was rebuilt from (its snapshot's; 0 without one): the views of older
     /// versions are not known here, though they belong to the same history.
     package let base: UInt64
+    /// Its highest stored version, which the writer advances as it stores more.
+    package let durable: DurableVersion
 
     /// A restored session.
     package init(
         record: SessionRecord, store: any ProjectedStore, keys: [StoredIdempotencyKey] = [], base: UInt64 = 0,
-        resume: @escaping @Sendable () -> Void
+        durable: DurableVersion = DurableVersion(), resume: @escaping @Sendable () -> Void
     ) {
+        self.durable = durable
         self.record = record
         self.store = store
         self.keys = keys

@@ -4,8 +4,13 @@
 /// commits, the sessions restored at start-up, and a way to wait until writes are durable.
 package protocol SessionPersistence: Sendable {
     /// A store for a new session whose every commit is logged; the session's creation is queued
-    /// for storage (wait with ``whenDurable(_:)`` before handing out its credentials).
-    func makeStore(for session: SessionRecord) -> any ProjectedStore
+    /// for storage (wait with ``whenDurable(_:)`` before handing out its credentials), and `durable` follows the
+    /// highest version stored.
+    func makeStore(for session: SessionRecord, durable: DurableVersion) -> any ProjectedStore
+
+    /// Whether the storage's last write failed (and none succeeded since): a change made now could not be
+    /// made durable, so dispatches and creations are refused before they change anything. An atomic load.
+    var isFailing: Bool { get }
 
     /// Rebuilds every stored session that can be rebuilt; each must be put back in service
     /// before its ``RestoredSession/resume`` is called. Sessions that cannot be rebuilt are

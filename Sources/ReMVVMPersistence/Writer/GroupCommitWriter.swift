@@ -34,6 +34,9 @@ final class GroupCommitWriter: Sendable {
     private let logger: Logger
     /// Touched by the writer thread only; a lock nobody else takes keeps the compiler's checks.
     private let ledger: Mutex<WriterLedger>
+    /// Whether the last transaction failed (cleared by the next that succeeds): read without a lock by
+    /// dispatches, which are refused before reducing meanwhile.
+    private let failing = Atomic<Bool>(false)
     /// Told which sessions another node took over, before their barriers fail.
     private let onLost = Mutex<(@Sendable ([String]) -> Void)?>(nil)
 
@@ -57,6 +60,10 @@ final class GroupCommitWriter: Sendable {
         thread.name = "remvvm.group-commit"
         thread.start()
     }
+
+    /// Whether the last transaction failed and no later one has succeeded yet: the storage is known to be
+    /// unreachable (or refusing), so a new change would not be made durable now.
+    var isFailing: Bool { failing.load(ordering: .relaxed) }
 
     /// What the writer has done so far.
     var statistics: WriterStatistics { stats.withLock { $0 } }
@@ -186,9 +193,11 @@ final class GroupCommitWriter: Sendable {
                 books.failed(plan)
                 return (plan, failure, false, lost, books.lost)
             }
+            books.published(plan)
             return (plan, nil, !books.needsRepair, lost, books.lost)
         }
         let (plan, failure, healthy, lost, lostNow) = outcome
+        failing.store(failure != nil, ordering: .relaxed)
         stats.withLock { stats in
             guard failure == nil else {
                 stats.failures += 1

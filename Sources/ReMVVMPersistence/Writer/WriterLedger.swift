@@ -16,6 +16,8 @@ struct WriterLedger {
         var touched: Set<String> = []
         /// Sessions this transaction deletes.
         var deleted: Set<String> = []
+        /// The highest version of each session this transaction stores (a commit or a snapshot).
+        var written: [String: UInt64] = [:]
     }
 
     private(set) var sessions: [String: WriterSession] = [:]
@@ -123,7 +125,14 @@ struct WriterLedger {
         plan.changes.removeAll { dropped.contains($0.session) }
         plan.touched.subtract(dropped)
         plan.deleted.subtract(dropped)
+        for id in dropped { plan.written[id] = nil }
         return known
+    }
+
+    /// The transaction of `plan` is durable: publishes each written session's highest stored version, before
+    /// any barrier of the plan is answered.
+    func published(_ plan: Plan) {
+        for (id, version) in plan.written { sessions[id]?.durable.advance(to: version) }
     }
 
     /// Whether `id` was lost to another node (and not taken back since).
@@ -155,6 +164,7 @@ struct WriterLedger {
                 plan.changes.append(.append(session: id, commits: [commit]))
             }
             plan.commits += 1
+            plan.written[id] = max(plan.written[id] ?? 0, record.version)
         } catch {
             // The log would have a hole: a snapshot in this same transaction covers it.
             logger.error(
@@ -172,6 +182,7 @@ struct WriterLedger {
             plan.changes.append(.forgetKeys(session: id, keeping: keysPerSession))
             plan.touched.insert(id)
             plan.snapshots += 1
+            plan.written[id] = max(plan.written[id] ?? 0, snapshot.version)
             var updated = session
             updated.snapshotVersion = snapshot.version
             updated.sinceSnapshot = 0

@@ -8,4 +8,6 @@ struct WriterSession: Sendable {
     var snapshotVersion: UInt64
     /// Commits logged since that snapshot.
     var sinceSnapshot: Int
+    /// Where the writer publishes the session's highest stored version.
+    let durable: DurableVersion
 }

@@ -108,6 +108,9 @@ extension API {
     }
 
     private func dispatchResponse(_ session: Session, _ request: HTTPRequest) -> HTTPResponse {
+        // Refused before reducing while the storage is known to be failing: the state in memory does not run
+        // further ahead of the log than the batch whose write failed (an atomic load).
+        if let durability, durability.isFailing { return Problem.storageDown.response }
         do {
             let views = try request.viewSelection(of: session.store)
             let expected = try expectedVersion(request, session: session)

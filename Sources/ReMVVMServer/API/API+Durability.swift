@@ -23,9 +23,42 @@ extension API {
             answer(error.isFenced ? Problem.sessionMoved.response : Problem.notDurable(error).response)
         }
     }
+
+    /// Calls `shown` with nil once `version` of `session` is durable, or with the problem to answer instead of
+    /// showing it (the session moved; the storage failed).
+    ///
+    /// A version the writer already stored (``Session/durable``, an atomic load) is shown at once, whatever the
+    /// writer's health or queue: reads of held sessions keep working while the storage is down. A newer one waits
+    /// for the barrier behind its commit, which was queued before the version became visible; while the storage
+    /// is known to be failing it is refused at once, as its write cannot succeed before the repair.
+    func whenStored(_ version: UInt64, of session: Session, _ shown: @escaping @Sendable (Problem?) -> Void) {
+        guard let durability, version > session.durable.version else {
+            shown(nil)
+            return
+        }
+        guard !durability.isFailing else {
+            shown(.storageDown)
+            return
+        }
+        durability.whenDurable(session: session.id) { error in
+            guard let error else {
+                shown(nil)
+                return
+            }
+            shown(error.isFenced ? .sessionMoved : .storageDown)
+        }
+    }
 }
 
 extension Problem {
+    /// The shared storage's last write failed: nothing of this request was applied or stored.
+    static let storageDown = Problem(
+        status: 503, slug: "storage-unavailable", title: "Service Unavailable",
+        detail:
+            "the durable storage cannot be written now, so nothing of this request was applied; retry (with the "
+            + "same Idempotency-Key) once it is back",
+        headers: ["Retry-After": "1"])
+
     /// Another node took the session over: this node's writes for it are refused and its copy is dropped.
     static let sessionMoved = Problem(
         status: 503, slug: "session-moved", title: "Service Unavailable",

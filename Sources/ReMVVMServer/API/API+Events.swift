@@ -91,11 +91,7 @@ extension API {
             status: 200,
             headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"],
             body: .stream(stream))
-        // With durability, the first event's version is shown only once it is on disk.
-        guard let durability else {
-            exchange.send(response)
-            return
-        }
-        durability.whenDurable(session: session.id) { _ in exchange.send(response) }
+        // With durability, the first event's version is shown only once it is on disk (at once when it is).
+        whenStored(cursor, of: session) { _ in exchange.send(response) }
     }
 }

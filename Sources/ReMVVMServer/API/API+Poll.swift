@@ -142,13 +142,12 @@ final class LongPoll: Sendable {
     func answer() {
         do {
             // The header names the version the body brings the client to, even if a dispatch lands meanwhile.
-            let response = try feed.answer(since: since).response
-            guard api.durability != nil else {
-                exchange.sendPrepared(response)
-                return
-            }
+            let answer = try feed.answer(since: since)
+            let response = answer.response
             // With durability, a version is shown only once it is on disk: a crash never takes it back.
-            api.whenDurable(response, session: session.id) { [exchange] in exchange.sendPrepared($0) }
+            api.whenStored(answer.to, of: session) { [exchange] problem in
+                if let problem { exchange.send(problem) } else { exchange.sendPrepared(response) }
+            }
         } catch {
             exchange.send(.internalError("\(error)"))
         }

@@ -2,6 +2,7 @@ import Logging
 import MicroHTTP
 @_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
+import ReMVVMPersistence
 import Synchronization
 
 extension API {
@@ -13,6 +14,10 @@ extension API {
         }
         guard !draining.load(ordering: .relaxed) else {
             exchange.send(.draining)
+            return
+        }
+        if let durability, durability.isFailing {
+            exchange.send(.storageDown)
             return
         }
         guard let session = sessions.create() else {
@@ -56,10 +61,37 @@ extension API {
         }
     }
 
+    /// Shows the views of a version only once it is on disk, so a crash never takes it back: at once when it is
+    /// (see ``whenStored(_:of:_:)``). When the storage failed to store the newest commits, the views of the last
+    /// stored version are shown if the store still keeps them; else the read is answered 503 with Retry-After.
     private func readSession(_ session: Session, _ exchange: Exchange) {
+        let views: ViewSet
         do {
-            let views = try exchange.request.viewSelection(of: session.store)
-            let (version, snapshots) = session.store.views(views)
+            views = try exchange.request.viewSelection(of: session.store)
+        } catch {
+            exchange.send(error)
+            return
+        }
+        let (version, snapshots) = session.store.views(views)
+        whenStored(version, of: session) { [self] problem in
+            guard let problem else {
+                answerRead(session, version: version, snapshots: snapshots, exchange)
+                return
+            }
+            let stored = session.durable.version
+            guard problem.slug == Problem.storageDown.slug, stored >= session.base,
+                let past = session.store.views(views, since: stored).past
+            else {
+                exchange.send(problem)
+                return
+            }
+            answerRead(session, version: stored, snapshots: past, exchange)
+        }
+    }
+
+    /// Answers a read with the views of `version` (or 304 when the client's tag names it).
+    private func answerRead(_ session: Session, version: UInt64, snapshots: [ViewSnapshot], _ exchange: Exchange) {
+        do {
             let cursor = session.cursor(version)
             if let tag = exchange.request.headers["if-none-match"],
                 tag.split(separator: ",").contains(where: { Cursor(parsing: $0.trimmingWhitespace()) == cursor })
@@ -74,10 +106,7 @@ extension API {
                 // its event stream can authenticate again.
                 headers.add(name: "Set-Cookie", value: sessionCookie(session))
             }
-            // With durability, a version is shown only once it is on disk: a crash never takes it back.
-            whenDurable(.json(200, body, headers: headers), session: session.id) { exchange.send($0) }
-        } catch let problem as Problem {
-            exchange.send(problem)
+            exchange.send(.json(200, body, headers: headers))
         } catch {
             exchange.send(.internalError("\(error)"))
         }

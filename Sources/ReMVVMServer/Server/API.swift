@@ -35,7 +35,7 @@ final class API: HTTPHandler {
         transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
     ) {
         self.init(
-            configuration: configuration, actions: actions, makeStore: { _ in makeStore() }, durability: nil,
+            configuration: configuration, actions: actions, makeStore: { _, _ in makeStore() }, durability: nil,
             logger: logger, transportGauges: transportGauges)
     }
 
@@ -43,7 +43,7 @@ final class API: HTTPHandler {
     init(
         configuration: ServerConfiguration,
         actions: ActionRegistry,
-        makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
+        makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
         durability: (any SessionPersistence)?,
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),

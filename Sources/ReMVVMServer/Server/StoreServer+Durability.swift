@@ -28,7 +28,7 @@ extension StoreServer {
         durability.idempotencyKeysPerSession = configuration.idempotencyKeysPerSession
         let sessions = DurableSessions(definition, storage: storage, configuration: durability, logger: logger)
         self.init(
-            actions: definition.actions, makeStore: { sessions.makeStore(for: $0) }, durability: sessions,
+            actions: definition.actions, makeStore: { sessions.makeStore(for: $0, durable: $1) }, durability: sessions,
             configuration: configuration, logger: logger)
     }
 
@@ -48,7 +48,7 @@ extension StoreServer {
                 let session = Session(
                     id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,
                     store: restored.store, idempotencyLimit: api.configuration.idempotencyKeysPerSession,
-                    keys: restored.keys, base: restored.base)
+                    keys: restored.keys, base: restored.base, durable: restored.durable)
             else {
                 // Only a damaged record: this server writes every id and token as 32 hex digits.
                 api.logger.warning(

@@ -30,7 +30,8 @@ public final class StoreServer: Sendable {
         logger: Logger = Logger(label: "remvvm.server")
     ) {
         self.init(
-            actions: definition.actions, makeStore: { _ in AnyProjectedStore(definition.makeStore()) }, durability: nil,
+            actions: definition.actions, makeStore: { _, _ in AnyProjectedStore(definition.makeStore()) },
+            durability: nil,
             configuration: configuration, logger: logger)
     }
 
@@ -38,7 +39,7 @@ public final class StoreServer: Sendable {
     /// timeouts and housekeeping go by `clock`.
     init(
         actions: ActionRegistry,
-        makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
+        makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
         durability: (any SessionPersistence)?,
         configuration: ServerConfiguration,
         logger: Logger,

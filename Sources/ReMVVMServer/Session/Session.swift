@@ -24,6 +24,9 @@ final class Session: Sendable {
     let base: UInt64
     /// The session's store, seen only through its projections.
     let store: any ProjectedStore
+    /// The highest version of the store known to be on disk (with durability): a read of a version up to it
+    /// is answered at once, without a trip through the writer.
+    let durable: DurableVersion
     /// Remembered dispatch answers by `Idempotency-Key`.
     let idempotency: Mutex<IdempotencyCache>
     /// Patches and answer bodies shared by every poller and stream of this session.
@@ -47,30 +50,32 @@ final class Session: Sendable {
     /// could never be looked up.
     convenience init?(
         id: String, token: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int,
-        keys: [StoredIdempotencyKey] = []
+        keys: [StoredIdempotencyKey] = [], durable: DurableVersion = DurableVersion()
     ) {
         guard let tokenKey = SessionKey(token) else { return nil }
         self.init(
             id: id, tokenHash: Hashing.tokenHash(token), tokenKey: tokenKey, token: token, epoch: epoch, store: store,
-            idempotencyLimit: idempotencyLimit, keys: keys)
+            idempotencyLimit: idempotencyLimit, keys: keys, durable: durable)
     }
 
     /// A session restored from storage, which knows its token's hash only; its store was rebuilt from
     /// version `base` (its snapshot's).
     convenience init?(
         id: String, tokenHash: String, epoch: String, store: any ProjectedStore, idempotencyLimit: Int,
-        keys: [StoredIdempotencyKey] = [], base: UInt64 = 0
+        keys: [StoredIdempotencyKey] = [], base: UInt64 = 0, durable: DurableVersion = DurableVersion()
     ) {
         self.init(
             id: id, tokenHash: tokenHash, tokenKey: nil, token: nil, epoch: epoch, store: store,
-            idempotencyLimit: idempotencyLimit, keys: keys, base: base)
+            idempotencyLimit: idempotencyLimit, keys: keys, base: base, durable: durable)
     }
 
     private init?(
         id: String, tokenHash: String, tokenKey: SessionKey?, token: String?, epoch: String,
-        store: any ProjectedStore, idempotencyLimit: Int, keys: [StoredIdempotencyKey], base: UInt64 = 0
+        store: any ProjectedStore, idempotencyLimit: Int, keys: [StoredIdempotencyKey], base: UInt64 = 0,
+        durable: DurableVersion
     ) {
         guard let key = SessionKey(id) else { return nil }
+        self.durable = durable
         self.base = base
         self.id = id
         self.tokenHash = tokenHash

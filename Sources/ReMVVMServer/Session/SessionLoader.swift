@@ -78,7 +78,8 @@ final class SessionLoader: Sendable {
         guard
             let session = Session(
                 id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,
-                store: restored.store, idempotencyLimit: idempotencyLimit, keys: restored.keys, base: restored.base)
+                store: restored.store, idempotencyLimit: idempotencyLimit, keys: restored.keys, base: restored.base,
+                durable: restored.durable)
         else {
             restored.store.close()
             durability.forget(session: id)

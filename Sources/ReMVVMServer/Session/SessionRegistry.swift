@@ -30,7 +30,7 @@ final class SessionRegistry: Sendable {
     private let shards: [Shard]
     /// Live sessions over all shards; a new session first reserves its place here, so `limit` holds.
     private let live = Atomic<Int>(0)
-    private let makeStore: @Sendable (SessionRecord) -> any ProjectedStore
+    private let makeStore: @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore
     /// Told about every session that ended (deleted or expired), after its store closed.
     private let onEnd: @Sendable (Session) -> Void
     private let limit: Int
@@ -43,17 +43,18 @@ final class SessionRegistry: Sendable {
         makeStore: @escaping @Sendable () -> any ProjectedStore
     ) {
         self.init(
-            limit: limit, idempotencyLimit: idempotencyLimit, ttl: ttl, makeStore: { _ in makeStore() },
+            limit: limit, idempotencyLimit: idempotencyLimit, ttl: ttl, makeStore: { _, _ in makeStore() },
             onEnd: { _ in })
     }
 
     /// A registry whose stores are made for each new session's identity (durable sessions log
-    /// under it), whose sessions end after `ttl` unused, and that reports every ended session to `onEnd`.
+    /// under it and publish its stored version), whose sessions end after `ttl` unused, and that reports every
+    /// ended session to `onEnd`.
     init(
         limit: Int,
         idempotencyLimit: Int,
         ttl: Duration,
-        makeStore: @escaping @Sendable (SessionRecord) -> any ProjectedStore,
+        makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
         onEnd: @escaping @Sendable (Session) -> Void
     ) {
         self.limit = limit
@@ -78,13 +79,15 @@ final class SessionRegistry: Sendable {
         let token = SecureToken.make()
         let record = SessionRecord(
             id: SecureToken.make(), tokenHash: Hashing.tokenHash(token), epoch: SecureToken.makeEpoch())
+        let durable = DurableVersion()
         guard
             let session = Session(
                 id: record.id,
                 token: token,
                 epoch: record.epoch,
-                store: makeStore(record),
-                idempotencyLimit: idempotencyLimit
+                store: makeStore(record, durable),
+                idempotencyLimit: idempotencyLimit,
+                durable: durable
             )
         else {
             // Unreachable: SecureToken writes exactly what SessionKey reads.

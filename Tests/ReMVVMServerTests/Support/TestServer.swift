@@ -50,7 +50,7 @@ func withTestServer(
     let storeServer =
         if let clock {
             StoreServer(
-                actions: definition.actions, makeStore: { _ in AnyProjectedStore(definition.makeStore()) },
+                actions: definition.actions, makeStore: { _, _ in AnyProjectedStore(definition.makeStore()) },
                 durability: nil, configuration: configuration, logger: quiet, clock: clock)
         } else {
             StoreServer(definition, configuration: configuration, logger: quiet)
