@@ -9,6 +9,11 @@ enum ResponseSender {
     /// Queues `response` on `connection`; the result is what the access handler must return.
     static func send(_ response: HTTPResponse, on connection: ConnectionHandle, core: ServerCore) -> MHD_Result {
         var response = response
+        if core.closesConnections, response.headers["connection"] == nil {
+            // Draining: the client learns with this answer not to send another request on the connection. Not a
+            // shared response any more (adding a header drops it), as a shared one carries its headers.
+            response.headers.add(name: "Connection", value: "close")
+        }
         core.willWrite(on: connection)
         if !(200...999).contains(response.status) {
             core.report("response status \(response.status) is not a final three-digit code; sent 500 instead")

@@ -134,6 +134,27 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Starts draining: the server stops accepting connections (the kernel refuses new ones, so a reverse proxy
+    /// sends them to another server at once, nothing having been sent), and every answer from now on closes its
+    /// connection, so that a client sends no further request on it. Requests on the connections already open are
+    /// still handled. Then waits at most `grace` until no open connection is idle or busy (every one left is
+    /// parked), so that idle keep-alive connections are used once more and closed with their answer rather than
+    /// cut by ``stop(answeringPendingWith:)``. Returns whether they all went within `grace`.
+    @discardableResult
+    public func drain(grace: Duration) -> Bool {
+        let running: [WorkerLoop]? = lifecycle.withLock { lifecycle in
+            guard case .running(let workers) = lifecycle else { return nil }
+            return workers
+        }
+        guard let running else { return true }
+        core.closeConnectionsAfterAnswers()
+        for worker in running { worker.stopAccepting() }
+        if !waitUntil(deadline: .seconds(1), { running.allSatisfy(\.hasStoppedAccepting) }) {
+            core.report("a worker did not stop accepting connections within 1 s")
+        }
+        return waitUntil(deadline: grace) { openConnections <= core.suspendedCount }
+    }
+
     /// Stops the server gracefully and returns when it is fully stopped.
     ///
     /// It answers every still-unanswered request (and every request arriving from now on, without calling the

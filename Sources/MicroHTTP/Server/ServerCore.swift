@@ -27,6 +27,8 @@ final class ServerCore: Sendable {
     private let registry = Mutex(Registry())
     private let suspended = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
+    /// Set when the server drains: every answer from then on closes its connection.
+    private let closing = Atomic<Bool>(false)
 
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration
@@ -84,6 +86,15 @@ final class ServerCore: Sendable {
             let left = clients[client, default: 1] - 1
             clients[client] = left > 0 ? left : nil
         }
+    }
+
+    /// Whether every answer closes its connection (`Connection: close`): the server is draining. An atomic load.
+    var closesConnections: Bool { closing.load(ordering: .relaxed) }
+
+    /// From now on every answer closes its connection, so that a client (a reverse proxy's keep-alive pool) sends
+    /// no further request on it.
+    func closeConnectionsAfterAnswers() {
+        closing.store(true, ordering: .relaxed)
     }
 
     /// Connections currently suspended (parked requests and idle streams).

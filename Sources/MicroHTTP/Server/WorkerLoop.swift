@@ -28,6 +28,8 @@ final class WorkerLoop: Sendable {
         /// Queued resumes that start a batch before the pacing gap has passed (the last pacing's `enough`).
         var enough = 1
         var isStopping = false
+        /// The daemon is to stop accepting connections (``stopAccepting()``) before its next pass.
+        var quiesce = false
     }
 
     /// The sockets a worker keeps corked, and those of them answered on during the current pass.
@@ -73,6 +75,8 @@ final class WorkerLoop: Sendable {
     private let suspended = Atomic<Int>(0)
     /// ``TransportTuning/maxResumeDelay`` in nanoseconds.
     private let maxResumeDelay: Int64
+    /// Set once the daemon accepts no more connections and its descriptor of the listening socket is closed.
+    private let quiesced = Atomic<Bool>(false)
 
     /// A worker with its epoll set and wake-up eventfd; `nil` if the kernel refuses either.
     init?(core: ServerCore, index: Int, connectionLimit: Int = Int(UInt32.max)) {
@@ -137,6 +141,18 @@ final class WorkerLoop: Sendable {
         signal()
         running.join()
     }
+
+    /// Asks the worker to stop accepting connections: before its next pass, its daemon leaves the listening socket
+    /// (`MHD_quiesce_daemon`, on the worker thread, which alone runs the daemon) and the worker closes its
+    /// descriptor of it. Once every worker did (``hasStoppedAccepting``), the socket is closed and the kernel
+    /// refuses new connections, while the connections the daemon holds are still served.
+    func stopAccepting() {
+        inbox.withLock { $0.quiesce = true }
+        signal()
+    }
+
+    /// Whether the daemon accepts no more connections (see ``stopAccepting()``).
+    var hasStoppedAccepting: Bool { quiesced.load(ordering: .acquiring) }
 
     /// Stops the daemon (after ``stopLoop()``): libmicrohttpd closes every connection, running their callbacks on
     /// the calling thread, and the listening socket. Idempotent.
@@ -241,6 +257,17 @@ final class WorkerLoop: Sendable {
 
     // MARK: - The loop
 
+    /// Takes the daemon off the listening socket and closes its descriptor of it (on the worker thread).
+    private func leaveListeningSocket(_ daemon: Daemon) {
+        guard !quiesced.load(ordering: .relaxed) else { return }
+        let descriptor = MHD_quiesce_daemon(daemon.pointer)
+        // The daemon no longer closes it (it was quiesced): ours to close. -1: no listening socket any more.
+        if descriptor >= 0, close(descriptor) != 0 {
+            core.report("worker \(index) cannot close its listening descriptor (errno \(errno))")
+        }
+        quiesced.store(true, ordering: .releasing)
+    }
+
     private func run(_ daemon: Daemon, pinnedTo cpu: Int?) {
         if let cpu {
             let error = remvvm_pin_calling_thread(Int32(cpu))
@@ -285,14 +312,16 @@ final class WorkerLoop: Sendable {
             paced =
                 maxResumeDelay > 0
                 ? .worker(suspended: suspended.load(ordering: .relaxed), maxDelay: maxResumeDelay) : .none
-            let (stopping, held) = inbox.withLock { inbox -> (Bool, Bool) in
+            let (stopping, held, quiesce) = inbox.withLock { inbox -> (Bool, Bool, Bool) in
                 inbox.enough = paced.enough
                 let due = inbox.resumes.count >= paced.enough || now &- lastBatch >= paced.gap
                 if inbox.isStopping || due {
                     swap(&resumes, &inbox.resumes)  // Both arrays keep their capacity: no allocation per batch.
                 }
-                return (inbox.isStopping, !inbox.resumes.isEmpty)
+                defer { inbox.quiesce = false }
+                return (inbox.isStopping, !inbox.resumes.isEmpty, inbox.quiesce)
             }
+            if quiesce { leaveListeningSocket(daemon) }
             waiting = held
             if !resumes.isEmpty {
                 for connection in resumes {

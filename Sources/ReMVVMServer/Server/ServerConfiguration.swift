@@ -39,6 +39,11 @@ public struct ServerConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(15)
     /// Remembered `Idempotency-Key`s per session.
     public var idempotencyKeysPerSession = 256
+    /// How long a stopping server, which no longer accepts connections, keeps serving the ones open (each answer
+    /// then closing its connection) before it answers its parked requests and closes; it moves on sooner once
+    /// no connection is idle or busy. Long enough for a reverse proxy to use each of its idle keep-alive
+    /// connections once more, so that none is cut just as a request is sent on it.
+    public var drainPeriod: Duration = .seconds(1)
     /// How the HTTP workers tune their event loops (``TransportTuning``): for the executable's benchmark
     /// switches, not part of the public configuration.
     package var transportTuning = TransportTuning()

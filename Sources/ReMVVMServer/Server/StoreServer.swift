@@ -108,16 +108,20 @@ public final class StoreServer: Sendable {
     /// Whether ``start()`` has run and ``stop()`` has not.
     var isServing: Bool { housekeeper.withLock { $0 != nil } }
 
-    /// Stops: answers parked long-polls with their current cursor, ends event streams, then
-    /// closes the listener and every connection. Idempotent.
+    /// Stops: takes no session and no connection any more, serves the open connections for at most
+    /// ``ServerConfiguration/drainPeriod`` (each answer closing its connection), answers parked long-polls with
+    /// their current cursor, ends event streams, then closes every connection. Idempotent.
     public func stop() {
         let keeper = housekeeper.withLock { keeper in
             defer { keeper = nil }
             return keeper
         }
-        keeper?.stop()
         // Drains: no session is taken (loaded or created) any more; the held ones are flushed and released below.
         api.draining.store(true, ordering: .relaxed)
+        // New connections are refused (a proxy sends them elsewhere, nothing sent); requests on open ones are
+        // answered, each answer closing its connection, so none is cut with a request on it.
+        if keeper != nil { transport.drain(grace: api.configuration.drainPeriod) }
+        keeper?.stop()
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")
         waitForDurableAnswers()
