@@ -107,10 +107,11 @@ public final class TopicHub: Sendable {
     }
 
     /// Keeps the retained history in `log` from now on, after loading what it holds (decoded with
-    /// `actions`); called once at start, before any session subscribes.
+    /// `actions`); called once at start, before any session subscribes. A second call does nothing.
     ///
     /// - Throws: The log's error when it cannot be read; a stored message that no longer decodes is skipped.
     @_spi(ReMVVMServer) public func attach(_ log: any TopicLog, actions: ActionRegistry) throws {
+        guard self.log.withLock({ $0 == nil }) else { return }
         let entries = try log.retainedTopicMessages()
         for entry in entries {
             let channel = channel(for: entry.topic)
