@@ -75,10 +75,6 @@ public struct StoreDefinition<State: Sendable>: Sendable {
         var registry = reducer.actions
         for middleware in middleware { middleware.registerActions(in: &registry) }
         registry.merge(extraActions)
-        if subscriptions != nil {
-            registry.register(TopicReceipt.self)
-            registry.register(TopicGap.self)
-        }
         return registry
     }
 

@@ -17,7 +17,11 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         stateVersion = configuration.stateVersion
         migrate = configuration.migrateState
         reduced = definition.reducer.actions
-        actions = definition.actions
+        // The log also holds topic receipts, which no client may send (so they are not in the app's actions).
+        var logged = definition.actions
+        logged.register(TopicReceipt.self)
+        logged.register(TopicGap.self)
+        actions = logged
     }
 
     // MARK: - Writing
@@ -120,7 +124,7 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
     /// A snapshot's state, after checking what wrote it.
     func decodeState(_ snapshot: StoredSnapshot) throws(RestoreError) -> State {
         guard snapshot.format <= RecordFormat.snapshotWithTopics else {
-            throw RestoreError(newer("its snapshot", format: snapshot.format))
+            throw RestoreError(newer("its snapshot", format: snapshot.format, reads: RecordFormat.snapshotWithTopics))
         }
         guard snapshot.stateType == stateType else {
             throw RestoreError(
@@ -165,8 +169,8 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         }
     }
 
-    private func newer(_ what: String, format: Int) -> String {
-        "\(what) has format \(format), newer than this server reads (\(RecordFormat.current))"
+    private func newer(_ what: String, format: Int, reads: Int = RecordFormat.current) -> String {
+        "\(what) has format \(format), newer than this server reads (\(reads))"
     }
 
     /// A decoding error as `at 'a.b': what was wrong`.
