@@ -71,6 +71,7 @@ let package = Package(
         .target(
             name: "ReMVVMSQLite",
             dependencies: [
+                "ReMVVM",
                 "ReMVVMPersistence",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
