@@ -40,15 +40,15 @@ extension Store {
     /// Serialised by the inbox's lock and reading the state inside it, so the last change always wins.
     func syncTopics() {
         guard let subscriptions, let topics, let inbox else { return }
-        let needsPass = inbox.subscriptionLock.withLock { _ -> Bool in
+        let woken = inbox.subscriptionLock.withLock { _ -> [TopicInbox] in
             guard
                 let (state, current, positions) = core.withLock({ core in
                     core.topics.active && !core.isClosed
                         ? (core.state, core.topics.subscribed, core.topics.positions) : nil
                 })
-            else { return false }
+            else { return [] }
             let wanted = wantedTopics(subscriptions.topics(state))
-            guard wanted != current else { return false }
+            guard wanted != current else { return [] }
             let left = current.subtracting(wanted)
             let joined = wanted.subtracting(current)
             // Marked subscribed before the hub queues anything, so the first pass finds the topic.
@@ -60,13 +60,16 @@ extension Store {
                 }
             }
             for topic in left { topics.unsubscribe(inbox, from: topic) }
-            var needsPass = false
-            for topic in joined.sorted() where topics.subscribe(inbox, to: topic, after: positions[topic]) {
-                needsPass = true
+            var woken: [ObjectIdentifier: TopicInbox] = [:]
+            for topic in joined.sorted() {
+                for other in topics.subscribe(inbox, to: topic, after: positions[topic]) {
+                    woken[ObjectIdentifier(other)] = other
+                }
             }
-            return needsPass
+            return Array(woken.values)
         }
-        if needsPass { inbox.runPass() }
+        // Outside the lock: another store's pass may change its own subscriptions.
+        TopicHub.runPasses(woken)
     }
 
     /// The valid topics among `declared`, at most ``StoreConfiguration/maxSubscriptions``; the others reported.

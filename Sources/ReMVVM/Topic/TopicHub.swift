@@ -22,6 +22,8 @@ public final class TopicHub: Sendable {
             var last: UInt64 = 0
             var retained: [TopicMessage] = []
             var subscribers: [ObjectIdentifier: TopicInbox] = [:]
+            /// Whether a shared log's history of the topic was read (always true on one node).
+            var synced = false
         }
 
         let state = Mutex(State())
@@ -31,6 +33,8 @@ public final class TopicHub: Sendable {
     public let configuration: TopicConfiguration
     private let channels = Mutex<[String: Channel]>([:])
     private let log = Mutex<(any TopicLog)?>(nil)
+    /// What decodes a shared log's messages.
+    private let actions = Mutex<ActionRegistry?>(nil)
     let counters = TopicStatistics.Counters()
 
     /// A hub with in-memory topics.
@@ -110,8 +114,17 @@ public final class TopicHub: Sendable {
     /// `actions`); called once at start, before any session subscribes. A second call does nothing.
     ///
     /// - Throws: The log's error when it cannot be read; a stored message that no longer decodes is skipped.
+    ///
+    /// A shared log (``TopicLog/isShared``) is read per topic instead, when a store first subscribes to it
+    /// and whenever the log wakes the hub (``TopicLog/watchTopics(_:)``).
     @_spi(ReMVVMServer) public func attach(_ log: any TopicLog, actions: ActionRegistry) throws {
         guard self.log.withLock({ $0 == nil }) else { return }
+        if log.isShared {
+            self.log.withLock { $0 = log }
+            self.actions.withLock { $0 = actions }
+            log.watchTopics { [weak self] topic in self?.wake(topic) }
+            return
+        }
         let entries = try log.retainedTopicMessages()
         for entry in entries {
             let channel = channel(for: entry.topic)
@@ -130,10 +143,14 @@ public final class TopicHub: Sendable {
 
     /// Subscribes `inbox` to `topic` and queues what it must receive first: the retained history for a new
     /// subscriber (`cursor` nil), else the messages after `cursor`, preceded by a ``TopicGap`` when some
-    /// of them are no longer retained. Returns whether the caller must start a pass.
-    func subscribe(_ inbox: TopicInbox, to topic: String, after cursor: UInt64?) -> Bool {
+    /// of them are no longer retained. Returns the inboxes whose pass the caller must start once it holds
+    /// no lock: `inbox`, and with a shared log the other subscribers of what reading it brought.
+    func subscribe(_ inbox: TopicInbox, to topic: String, after cursor: UInt64?) -> [TopicInbox] {
         let channel = channel(for: topic)
-        return channel.state.withLock { state in
+        let shared = sharedLog()
+        var woken: [TopicInbox] = []
+        let needsPass = channel.state.withLock { state in
+            if let shared { woken = sync(&state, topic: topic, from: shared) }
             state.subscribers[ObjectIdentifier(inbox)] = inbox
             var backlog: [TopicMessage] = []
             if let cursor {
@@ -150,6 +167,7 @@ public final class TopicHub: Sendable {
             }
             return inbox.enqueue(backlog)
         }
+        return needsPass ? woken.filter { $0 !== inbox } + [inbox] : woken.filter { $0 !== inbox }
     }
 
     /// Stops delivering `topic` to `inbox`, and drops what of it is still queued.
@@ -206,6 +224,11 @@ public final class TopicHub: Sendable {
             } else {
                 sequence = state.last + 1
             }
+            if let log, log.isShared, !state.synced || sequence != state.last + 1 {
+                // Other nodes published in between (or the topic was never read): read the log up to and
+                // with this message, so that every subscriber here gets them all in the database's order.
+                return .success((sequence, sync(&state, topic: topic, from: log)))
+            }
             state.last = sequence
             let message = TopicMessage(topic: topic, sequence: sequence, action: action)
             if retaining > 0 {
@@ -219,5 +242,72 @@ public final class TopicHub: Sendable {
             return .success((sequence, woken))
         }
         return try result.get()
+    }
+
+    // MARK: - A shared log
+
+    /// The attached log when several nodes share it.
+    private func sharedLog() -> (any TopicLog)? {
+        log.withLock { log in log.flatMap { $0.isShared ? $0 : nil } }
+    }
+
+    /// Another node appended to `topic` (nil: to any topic): reads the new messages of every topic with a
+    /// subscriber here and queues them, in the database's order, for its subscribers.
+    @_spi(ReMVVMServer) public func wake(_ topic: String?) {
+        guard let log = sharedLog() else { return }
+        let woken: [(String, Channel)] = channels.withLock { channels in
+            if let topic { return channels[topic].map { [(topic, $0)] } ?? [] }
+            return channels.map { ($0.key, $0.value) }
+        }
+        var inboxes: [TopicInbox] = []
+        for (name, channel) in woken {
+            inboxes += channel.state.withLock { state in
+                // A topic nobody here hears is read again when someone subscribes.
+                guard !state.subscribers.isEmpty else { return [] }
+                return sync(&state, topic: name, from: log)
+            }
+        }
+        counters.wakeUps.add(1, ordering: .relaxed)
+        Self.runPasses(inboxes)
+    }
+
+    /// Reads the shared log's messages of `topic` after the last one this node has, under the topic's lock,
+    /// appends them to its history and queues them for its subscribers; returns the inboxes that need a
+    /// pass. When the log no longer holds the next message, the subscribers are told (a ``TopicGap``) and
+    /// the history starts again from what the log holds, so it never has a hole.
+    private func sync(_ state: inout Channel.State, topic: String, from log: any TopicLog) -> [TopicInbox] {
+        let read: (last: UInt64, entries: [TopicLogEntry])
+        do {
+            read = try log.messages(of: topic, after: state.synced ? state.last : 0)
+        } catch {
+            // The next publish, wake-up or subscription reads again.
+            counters.readFailures.add(1, ordering: .relaxed)
+            return []
+        }
+        let actions = self.actions.withLock { $0 }
+        let fresh = read.entries.filter { !state.synced || $0.sequence > state.last }
+        var queued: [TopicMessage] = []
+        if let first = fresh.first?.sequence ?? (read.last > state.last ? read.last + 1 : nil),
+            state.synced, first > state.last + 1
+        {
+            let gap = TopicGap(topic: topic, after: state.last, resumedAt: first)
+            queued.append(TopicMessage(topic: topic, sequence: first - 1, action: gap))
+            state.retained = []
+            counters.gaps.add(1, ordering: .relaxed)
+        }
+        if !state.synced { state.retained = [] }
+        for entry in fresh {
+            guard let action = try? actions?.decodeActions(from: entry.action).first else { continue }
+            let message = TopicMessage(topic: topic, sequence: entry.sequence, action: action)
+            state.retained.append(message)
+            // A first read is history for the subscribers to come (``subscribe(_:to:after:)`` queues it).
+            if state.synced || !state.subscribers.isEmpty { queued.append(message) }
+        }
+        let retaining = configuration.retainedMessages
+        if state.retained.count > retaining { state.retained.removeFirst(state.retained.count - retaining) }
+        state.last = max(state.last, read.last, fresh.last?.sequence ?? 0)
+        state.synced = true
+        guard !queued.isEmpty else { return [] }
+        return state.subscribers.values.filter { $0.enqueue(queued) }
     }
 }

@@ -12,6 +12,10 @@ public struct TopicStatistics: Sendable, Equatable {
     public var deferredPasses: Int
     /// Gaps reported to sessions that were away longer than a topic's retained history.
     public var gaps: Int
+    /// Wake-ups from a shared log: another node published (``TopicLog/watchTopics(_:)``).
+    public var wakeUps: Int
+    /// Reads of a shared log that failed (retried at the next publish, wake-up or subscription).
+    public var readFailures: Int
 
     /// The shared counters behind the statistics.
     final class Counters: Sendable {
@@ -20,12 +24,15 @@ public struct TopicStatistics: Sendable, Equatable {
         let passes = Atomic<Int>(0)
         let deferredPasses = Atomic<Int>(0)
         let gaps = Atomic<Int>(0)
+        let wakeUps = Atomic<Int>(0)
+        let readFailures = Atomic<Int>(0)
 
         var snapshot: TopicStatistics {
             TopicStatistics(
                 published: published.load(ordering: .relaxed), delivered: delivered.load(ordering: .relaxed),
                 passes: passes.load(ordering: .relaxed), deferredPasses: deferredPasses.load(ordering: .relaxed),
-                gaps: gaps.load(ordering: .relaxed))
+                gaps: gaps.load(ordering: .relaxed), wakeUps: wakeUps.load(ordering: .relaxed),
+                readFailures: readFailures.load(ordering: .relaxed))
         }
     }
 }
