@@ -83,7 +83,7 @@ let package = Package(
         // The shared storage for several nodes: PostgreSQL through libpq, with fenced session leases.
         .target(
             name: "ReMVVMPostgres",
-            dependencies: ["ReMVVMPersistence", "CLibPQ", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReMVVM", "ReMVVMPersistence", "CLibPQ", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // The v1 API: sessions, dispatch, long-poll, SSE, static files, metrics.

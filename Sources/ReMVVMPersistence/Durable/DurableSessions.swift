@@ -39,6 +39,8 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         writer = GroupCommitWriter(
             storage: storage, snapshotEvery: configuration.snapshotEvery,
             keysPerSession: configuration.idempotencyKeysPerSession, logger: logger, encode: codec.encode)
+        // A shared storage restores nothing at start: its topics are read per topic, from the first subscription.
+        if storage.isShared { attachTopicLog() }
     }
 
     /// What the writer has done so far: transactions, commits and snapshots written.
