@@ -68,9 +68,10 @@ extension PostgresSessionStorage: TopicLog {
         }
     }
 
-    /// Listens for other nodes' appends on a connection and thread of its own; `wake` gets each notice's
-    /// topic, and nil each time the listener (re)connects, since notices sent meanwhile are lost. Once.
-    public func watchTopics(_ wake: @escaping @Sendable (_ topic: String?) -> Void) {
+    /// Listens for appends (this node's too) on a connection and thread of its own; `wake` gets each notice's
+    /// topic and sequence, and nil each time the listener (re)connects, since notices sent meanwhile are
+    /// lost. Once.
+    public func watchTopics(_ wake: @escaping @Sendable (_ topic: String?, _ sequence: UInt64?) -> Void) {
         let url = self.url
         let node = self.node
         let logger = self.logger
@@ -78,10 +79,10 @@ extension PostgresSessionStorage: TopicLog {
             guard listener == nil else { return }
             let started = NotificationListener(
                 url: url, node: node, channel: Self.topicChannel, role: "topics", logger: logger,
-                connected: { wake(nil) }
+                connected: { wake(nil, nil) }
             ) { payload in
                 guard let space = payload.firstIndex(of: " ") else { return }
-                wake(String(payload[payload.index(after: space)...]))
+                wake(String(payload[payload.index(after: space)...]), UInt64(payload[..<space]))
             }
             started.start()
             listener = started

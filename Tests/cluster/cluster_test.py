@@ -661,10 +661,45 @@ def chat_lines(http, session, deadline_s=10.0):
     raise Failure(f"the chat of session {session.id} not readable within {deadline_s:.0f} s (last: {last})")
 
 
+def wake_latency(cluster, hearer_node, room, rounds=20):
+    """Median and worst ms from a post on node-1 until a member's long-poll on `hearer_node` is answered with it."""
+    one, two = Http(cluster.node_port(1)), Http(cluster.node_port(hearer_node), timeout=30)
+    poster, hearer = create_session(one), create_session(two)
+    for http, s, name in ((one, poster, "p"), (two, hearer, "h")):
+        check(dispatch_action(http, s, {"type": "chat/join", "payload": {"room": room, "name": name}}) == ["applied"],
+              f"join: {s.problems}")
+    times = []
+    for n in range(rounds):
+        status, _, body = two.request("GET", hearer.path("?views=chat"), None, hearer.headers())
+        check(status == 200, f"read on node-{hearer_node} answered {status}")
+        since = json.loads(body)["version"]
+        answer = {}
+
+        def poll():
+            status, _, body = two.request(
+                "GET", hearer.path(f"/poll?views=chat&since={since}&wait=10s"), None, hearer.headers(), timeout=30)
+            answer["at"], answer["body"] = time.monotonic(), (status, body)
+
+        waiter = threading.Thread(target=poll)
+        waiter.start()
+        time.sleep(0.05)
+        sent = time.monotonic()
+        check(dispatch_action(one, poster, {"type": "chat/post", "payload": {"text": f"wake {n}"}}) == ["applied"],
+              f"post: {poster.problems}")
+        waiter.join(timeout=15)
+        check("at" in answer and f"wake {n}".encode() in answer["body"][1],
+              f"node-{hearer_node}'s poll was not answered with post {n}: {answer.get('body')}")
+        times.append((answer["at"] - sent) * 1000)
+    times.sort()
+    return times[len(times) // 2], times[-1]
+
+
 def scenario_chat(cluster):
     """Chat members on different nodes hear each other in one order; a member's node is killed with kill -9
     while the others post: once taken over, its view holds every message once, in the same order."""
     front = Http(cluster.port)
+    wake_median, wake_worst = wake_latency(cluster, 2, "wake-across")
+    local_median, local_worst = wake_latency(cluster, 1, "wake-local")
     members = []
     owners = {}
     # Members until at least two nodes hold some (nginx's hash places them), at most 12.
@@ -736,7 +771,9 @@ def scenario_chat(cluster):
     check(not problems, f"{len(problems)} problems: " + "; ".join(problems[:8]))
     return (f"{len(members)} members on nodes {dict(held)}; node-{victim} killed with its {len(listeners)} "
             f"(who had heard {sorted(heard_before.values())} messages); {len(posters)} others posted {expected_count} "
-            f"messages; every view holds them all once, in one order, {caught_up * 1000:.0f} ms after the kill")
+            f"messages; every view holds them all once, in one order, {caught_up * 1000:.0f} ms after the kill; "
+            f"a post on node-1 answered a poll on node-2 in {wake_median:.1f} ms (median of 20, worst {wake_worst:.1f}), "
+            f"one on node-1 in {local_median:.1f} ms (worst {local_worst:.1f})")
 
 
 SCENARIOS = {"kill9": scenario_kill9, "sigstop": scenario_sigstop, "postgres": scenario_postgres,

@@ -122,7 +122,7 @@ public final class TopicHub: Sendable {
         if log.isShared {
             self.log.withLock { $0 = log }
             self.actions.withLock { $0 = actions }
-            log.watchTopics { [weak self] topic in self?.wake(topic) }
+            log.watchTopics { [weak self] topic, sequence in self?.wake(topic, through: sequence) }
             return
         }
         let entries = try log.retainedTopicMessages()
@@ -251,9 +251,10 @@ public final class TopicHub: Sendable {
         log.withLock { log in log.flatMap { $0.isShared ? $0 : nil } }
     }
 
-    /// Another node appended to `topic` (nil: to any topic): reads the new messages of every topic with a
-    /// subscriber here and queues them, in the database's order, for its subscribers.
-    @_spi(ReMVVMServer) public func wake(_ topic: String?) {
+    /// Another node appended to `topic` (nil: to any topic), up to `sequence` when known: reads the new
+    /// messages of every topic with a subscriber here and queues them, in the database's order, for its
+    /// subscribers. A topic this node already has through `sequence` (its own publish) is not read.
+    @_spi(ReMVVMServer) public func wake(_ topic: String?, through sequence: UInt64? = nil) {
         guard let log = sharedLog() else { return }
         let woken: [(String, Channel)] = channels.withLock { channels in
             if let topic { return channels[topic].map { [(topic, $0)] } ?? [] }
@@ -264,6 +265,7 @@ public final class TopicHub: Sendable {
             inboxes += channel.state.withLock { state in
                 // A topic nobody here hears is read again when someone subscribes.
                 guard !state.subscribers.isEmpty else { return [] }
+                if let sequence, state.synced, sequence <= state.last { return [] }
                 return sync(&state, topic: name, from: log)
             }
         }

@@ -16,9 +16,11 @@ public protocol TopicLog: Sendable {
     /// (0 for a topic never published to). Used only when ``isShared``.
     func messages(of topic: String, after sequence: UInt64) throws -> (last: UInt64, entries: [TopicLogEntry])
 
-    /// Calls `wake` whenever another node may have appended: with the topic, or nil when any topic may
-    /// have changed (the log lost and found its wake-ups). A hint only: the hub reads the log. Default: never.
-    func watchTopics(_ wake: @escaping @Sendable (_ topic: String?) -> Void)
+    /// Calls `wake` whenever another node may have appended: with the topic and the sequence appended
+    /// (the hub reads nothing when it has that one already, its own publish), or nil and nil when any topic
+    /// may have changed (the log lost and found its wake-ups). A hint only: the hub reads the log. Default:
+    /// never.
+    func watchTopics(_ wake: @escaping @Sendable (_ topic: String?, _ sequence: UInt64?) -> Void)
 
     /// Every retained message of every topic, each topic's oldest first: read once, when the hub starts.
     func retainedTopicMessages() throws -> [TopicLogEntry]
@@ -41,7 +43,7 @@ extension TopicLog {
     }
 
     /// Never wakes: nobody else appends.
-    public func watchTopics(_ wake: @escaping @Sendable (_ topic: String?) -> Void) {}
+    public func watchTopics(_ wake: @escaping @Sendable (_ topic: String?, _ sequence: UInt64?) -> Void) {}
 }
 
 /// One stored message of a topic: its position and its action as a JSON wire envelope.
