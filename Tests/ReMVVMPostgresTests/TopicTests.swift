@@ -140,6 +140,34 @@ final class TopicTests {
         try await nodeB.stop()
     }
 
+    @Test func aMemberAwayLongerThanTheRetainedHistoryIsToldOfTheGapWhenTakenOver() async throws {
+        let (nodeA, nodeB) = try await startNodes()
+        let cat = try await onOwnThread {
+            let a = try nodeA.client()
+            let cat = try a.createSession()
+            try a.chat(cat, .join("far", as: "Cat"))
+            try a.chat(cat, .post("cat 0"))
+            return cat
+        }
+        // Node A stops (Cat's session released, positions stored); 60 posts follow, more than the 50 retained.
+        try await nodeA.stop()
+        let ada = try await onOwnThread {
+            let b = try nodeB.client()
+            let ada = try b.createSession()
+            try b.chat(ada, .join("far", as: "Ada"))
+            for n in 0..<60 { try b.chat(ada, .post("ada \(n)")) }
+            return ada
+        }
+        let b = try nodeB.client()
+        // Taken over: the 50 retained messages, after a gap.
+        let expected = (10..<60).map { "Ada: ada \($0)" }
+        #expect(try await eventually { try b.lines(cat) == expected })
+        #expect(try b.lines(ada) == expected)
+        // Told: a topic/gap went through its middleware and reducers (the example app shows no notice).
+        #expect(nodeB.topics.statistics.gaps == 1)
+        try await nodeB.stop()
+    }
+
     @Test func theDatabaseOrdersATopicAndKeepsItsRetainedHistory() throws {
         let storage = try PostgresSessionStorage(url: database.url, node: "node-a", listensForTakeovers: false)
         defer { storage.close() }
