@@ -71,6 +71,7 @@ let package = Package(
         .target(
             name: "ReMVVMSQLite",
             dependencies: [
+                "ReMVVM",
                 "ReMVVMPersistence",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -82,7 +83,7 @@ let package = Package(
         // The shared storage for several nodes: PostgreSQL through libpq, with fenced session leases.
         .target(
             name: "ReMVVMPostgres",
-            dependencies: ["ReMVVMPersistence", "CLibPQ", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReMVVM", "ReMVVMPersistence", "CLibPQ", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // The v1 API: sessions, dispatch, long-poll, SSE, static files, metrics.

@@ -2,7 +2,7 @@ import Foundation
 import ReMVVM
 
 /// The example app the server runs by default: counter, login and greeting, an async quote,
-/// and navigation with a high-level `profile/show`.
+/// navigation with a high-level `profile/show`, and a chat whose rooms are topics.
 public enum ExampleApp {
     /// Screen titles for the navigation projection.
     static let titles: [String: String] = [
@@ -15,7 +15,8 @@ public enum ExampleApp {
         UserReducer.reducer.lifted(\.user),
         QuoteReducer.reducer.lifted(\.quote),
         Navigation.reducer.lifted(\.navigation),
-        LoginNavigationReducer.reducer.lifted(\.navigation)
+        LoginNavigationReducer.reducer.lifted(\.navigation),
+        ChatReducer.reducer.lifted(\.chat)
     )
 
     /// The named views clients can ask for.
@@ -25,6 +26,8 @@ public enum ExampleApp {
         views.add("login", from: \.user, LoginViewModel.init)
         views.add("greeting", from: \.user, GreetingViewModel.init)
         views.add("quote", from: \.quote, QuoteViewModel.init)
+        // A closure, not a key path: applied twice per dispatch, a key path costs a runtime call each time.
+        views.add("chat", from: { $0.chat }, ChatViewModel.init)
         views.add("navigation", from: \.navigation) { navigation in
             NavigationViewModel(navigation) { titles[$0.name] ?? $0.name.capitalized }
         }
@@ -32,18 +35,25 @@ public enum ExampleApp {
     }()
 
     /// The middleware, in order.
-    public static let middleware: [any Middleware<AppState>] = [
-        LoginValidationMiddleware(),
-        QuoteMiddleware(),
-        ShowProfileMiddleware(),
-        NavigationMiddleware(\.navigation),
-    ]
+    public static let middleware: [any Middleware<AppState>] =
+        [
+            LoginValidationMiddleware(),
+            QuoteMiddleware(),
+            ShowProfileMiddleware(),
+            NavigationMiddleware(\.navigation),
+        ] + ChatMiddleware.all
+
+    /// A session hears the topic of the chat room it joined.
+    public static let subscriptions = TopicSubscriptions<AppState>(from: { $0.chat.room }) { room in
+        room.map { [ChatState.topic(of: $0)] } ?? []
+    }
 
     /// The app, ready for the server or a test store; pass `services` to replace the quote
-    /// service or the clock.
+    /// service or the clock, and `topics` to share the chat's rooms with other definitions.
     public static func definition(
         services: Services = Services(),
-        configuration: StoreConfiguration = StoreConfiguration()
+        configuration: StoreConfiguration = StoreConfiguration(),
+        topics: TopicHub = TopicHub()
     ) -> StoreDefinition<AppState> {
         StoreDefinition(
             initialState: AppState(),
@@ -52,7 +62,9 @@ public enum ExampleApp {
             projections: projections,
             services: services,
             configuration: configuration,
-            onRestore: restore
+            onRestore: restore,
+            subscriptions: subscriptions,
+            topics: topics
         )
     }
 }

@@ -2,7 +2,7 @@ import ReMVVMPersistence
 
 extension PostgresSessionStorage {
     /// The schema version this server writes, in the `schema_version` table.
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
     /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
     private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
@@ -15,6 +15,10 @@ extension PostgresSessionStorage {
     ///
     /// Version 2: `remvvm_check_fences` names every session the batch lost in its DETAIL, so the writer
     /// drops those and writes the others in the same round.
+    ///
+    /// Version 3: topics shared by the nodes: `topic_counters` (each topic's last sequence, the row every
+    /// append updates, so appends to one topic from any node take their turn) and `topic_messages`
+    /// (the retained messages).
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -33,6 +37,9 @@ extension PostgresSessionStorage {
             }
             if version < 2 {
                 for statement in secondSchema { try connection.execute(statement) }
+            }
+            if version < 3 {
+                for statement in thirdSchema { try connection.execute(statement) }
             }
             if version < schemaVersion {
                 try connection.execute("DELETE FROM schema_version")
@@ -128,5 +135,18 @@ extension PostgresSessionStorage {
         END
         $$
         """
+    ]
+
+    /// Topics: each topic's counter, and its retained messages.
+    private static let thirdSchema = [
+        "CREATE TABLE IF NOT EXISTS topic_counters (topic text PRIMARY KEY, last bigint NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS topic_messages (
+            topic text NOT NULL,
+            sequence bigint NOT NULL,
+            action bytea NOT NULL,
+            PRIMARY KEY (topic, sequence)
+        )
+        """,
     ]
 }

@@ -12,10 +12,11 @@ import Synchronization
 /// fence moves on); every write checks, in its own transaction, that the fences of the sessions it
 /// touches are still this node's, and is refused as a whole (``StorageError/isFenced``) otherwise.
 ///
-/// Two connections, each behind a lock: one for the writer thread's batches, one for takeovers, so
-/// that loading a session never waits for a batch's WAL flush. A lost connection fails the call in
-/// progress with ``StorageError/unavailable(_:)``; the next call connects again. A third one,
-/// opened by ``watchTakeovers(_:)``, listens for other nodes' takeovers.
+/// Three connections, each behind a lock: one for the writer thread's batches, one for takeovers, so
+/// that loading a session never waits for a batch's WAL flush, and one for topic messages (its
+/// ``TopicLog`` conformance). A lost connection fails the call in progress with
+/// ``StorageError/unavailable(_:)``; the next call connects again. Listeners on connections of their
+/// own hear other nodes' takeovers (``watchTakeovers(_:)``) and topic messages (``watchTopics(_:)``).
 public final class PostgresSessionStorage: SessionStorage {
     /// One connection, opened again when lost.
     struct Slot {
@@ -25,13 +26,17 @@ public final class PostgresSessionStorage: SessionStorage {
 
     /// The node's name, stored as the owner of the sessions it holds.
     public let node: String
-    private let url: String
+    let url: String
     let logger: Logger
     private let writing: Mutex<Slot>
     private let loading = Mutex(Slot())
     /// The fence this node holds for each session it created or took over.
     private let fences = Mutex<[String: Int64]>([:])
-    private let listener = Mutex<TakeoverListener?>(nil)
+    private let listener = Mutex<NotificationListener?>(nil)
+    /// The connection for topic messages: appends and reads, beside the writer's batches.
+    let topicSlot = Mutex(Slot())
+    /// Listens for other nodes' topic messages, once ``watchTopics(_:)`` was called.
+    let topicListener = Mutex<NotificationListener?>(nil)
 
     /// Whether ``watchTakeovers(_:)`` listens (tests turn it off to see the fence alone at work).
     private let listens: Bool
@@ -146,8 +151,14 @@ public final class PostgresSessionStorage: SessionStorage {
         guard listens else { return }
         listener.withLock { listener in
             guard listener == nil else { return }
-            let started = TakeoverListener(url: url, node: node, logger: logger) {
-                [weak self] (id: String, _: String, fence: Int64) in
+            // The payload: `<session id> <new owner> <fence>`.
+            let started = NotificationListener(
+                url: url, node: node, channel: Self.takeoverChannel, role: "listener", logger: logger
+            ) {
+                [weak self] payload in
+                let parts = payload.split(separator: " ")
+                guard parts.count == 3, let fence = Int64(parts[2]) else { return }
+                let id = String(parts[0])
                 // Only a newer lease than the one held: this node's own notices, and late ones of older
                 // takeovers, are no news. Compared by fence, not by owner: two nodes might share a name.
                 guard let self, self.fences.withLock({ ($0[id] ?? .max) < fence }) else { return }
@@ -165,8 +176,13 @@ public final class PostgresSessionStorage: SessionStorage {
             return listener
         }
         listening?.stop()
+        topicListener.withLock { listener in
+            defer { listener = nil }
+            return listener
+        }?.stop()
         Self.close(writing)
         Self.close(loading)
+        Self.close(topicSlot)
     }
 
     private static func close(_ slot: borrowing Mutex<Slot>) {
@@ -184,7 +200,7 @@ public final class PostgresSessionStorage: SessionStorage {
     var backendProcess: Int32 { writing.withLock { $0.connection?.backendProcess ?? 0 } }
 
     /// Runs `body` on the slot's connection, connecting first if the last one was lost.
-    private func access<Result: Sendable>(
+    func access<Result: Sendable>(
         _ slot: borrowing Mutex<Slot>, _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
         let url = self.url

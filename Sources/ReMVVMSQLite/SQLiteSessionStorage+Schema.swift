@@ -4,8 +4,9 @@ import ReMVVMPersistence
 
 extension SQLiteSessionStorage {
     /// The schema version, in `PRAGMA user_version`: 1 the sessions, snapshots and log; 2 adds the
-    /// idempotency keys; 3 stores tokens as SHA-256 hashes (``SessionRecord/tokenHash``).
-    static let schemaVersion = 3
+    /// idempotency keys; 3 stores tokens as SHA-256 hashes (``SessionRecord/tokenHash``); 4 adds the
+    /// topics' retained messages.
+    static let schemaVersion = 4
 
     /// Opens the file, creates or checks the schema and runs SQLite's quick integrity check.
     static func open(_ path: String, synchronous: Synchronous) throws(StorageError) -> DatabaseQueue {
@@ -57,6 +58,17 @@ extension SQLiteSessionStorage {
                     """)
         }
         if version < 3 { try hashTokens(db) }
+        if version < 4 {
+            try db.execute(
+                sql: """
+                    CREATE TABLE topic_log (
+                        topic TEXT NOT NULL,
+                        sequence INTEGER NOT NULL,
+                        action BLOB NOT NULL,
+                        PRIMARY KEY (topic, sequence)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         if version < schemaVersion { try db.execute(sql: "PRAGMA user_version = \(schemaVersion)") }
     }
 

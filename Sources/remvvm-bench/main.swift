@@ -49,7 +49,7 @@ do {
 
 do {
     let store = ExampleApp.definition().makeStore()
-    _ = Benchmark(name: "example app (4 middleware, 5 views), 0 observers", iterations: iterations).run { count in
+    _ = Benchmark(name: "example app (7 middleware, 6 views), 0 observers", iterations: iterations).run { count in
         for _ in 0..<count { _ = try? store.dispatch(increase) }
     }
     for _ in 0..<10 { store.observe(\.counter) { _, _ in } }

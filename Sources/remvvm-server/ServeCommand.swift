@@ -106,6 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = try makeConfiguration(environment)
         var storeConfiguration = StoreConfiguration()
         storeConfiguration.onEffectError = { error in logger.warning("effect failed: \(error)") }
+        storeConfiguration.onTopicError = { error in logger.warning("topic: \(error)") }
         let server = try makeServer(
             ExampleApp.definition(configuration: storeConfiguration),
             configuration: configuration,

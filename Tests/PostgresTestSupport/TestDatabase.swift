@@ -51,18 +51,27 @@ package final class TestDatabase: Sendable {
     /// Waits (at most fifteen seconds: the suite shares two cores) until `count` takeover listeners are
     /// connected and listening.
     package func waitForListeners(_ count: Int) async throws {
+        try await waitForListeners(count, role: "listener")
+    }
+
+    /// Waits (at most fifteen seconds) until `count` topic listeners are connected and listening.
+    package func waitForTopicListeners(_ count: Int) async throws {
+        try await waitForListeners(count, role: "topics")
+    }
+
+    private func waitForListeners(_ count: Int, role: String) async throws {
         let connection = try connect()
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             let rows = try connection.execute(
                 """
                 SELECT count(*) FROM pg_stat_activity WHERE datname = $1::text
-                    AND application_name LIKE '% listener' AND query LIKE 'LISTEN%'
-                """, [.text(name)])
+                    AND application_name LIKE '% ' || $2::text AND query LIKE 'LISTEN%'
+                """, [.text(name), .text(role)])
             if try rows.int64(0, 0) >= count { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestDatabaseError("\(count) takeover listeners did not start within fifteen seconds")
+        throw TestDatabaseError("\(count) \(role) listeners did not start within fifteen seconds")
     }
 
     deinit {

@@ -182,9 +182,9 @@ import Testing
         let expected: String
         switch damage {
         case .newerSnapshotFormat:
-            let snapshot = StoredSnapshot(version: 3, format: 2, stateType: type, stateVersion: 1, state: state)
+            let snapshot = StoredSnapshot(version: 3, format: 3, stateType: type, stateVersion: 1, state: state)
             try storage.snapshot(snapshot, of: record.id)
-            expected = "its snapshot has format 2, newer than this server reads (1)"
+            expected = "its snapshot has format 3, newer than this server reads (2)"
         case .otherStateType:
             try storage.snapshot(
                 StoredSnapshot(version: 3, stateType: "Other.State", stateVersion: 1, state: state), of: record.id)

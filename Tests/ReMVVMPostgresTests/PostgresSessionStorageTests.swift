@@ -46,12 +46,21 @@ final class PostgresSessionStorageTests {
             "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")
         #expect(
             try (0..<tables.count).map { try tables.text($0, 0) }
-                == ["idempotency", "log", "schema_version", "sessions", "snapshots"])
+                == [
+                    "idempotency", "log", "schema_version", "sessions", "snapshots", "topic_counters", "topic_messages",
+                ])
 
         // A version 1 database is migrated: its fence check then names every lost session.
         try connection.execute("UPDATE schema_version SET version = 1")
         try open().close()
-        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == 2)
+        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == 3)
+
+        // A version 2 database gets the topic tables.
+        try connection.execute("DROP TABLE topic_counters, topic_messages")
+        try connection.execute("UPDATE schema_version SET version = 2")
+        try open().close()
+        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == 3)
+        #expect(try connection.execute("SELECT count(*) FROM topic_counters").int64(0, 0) == 0)
 
         try connection.execute("UPDATE schema_version SET version = 99")
         #expect {

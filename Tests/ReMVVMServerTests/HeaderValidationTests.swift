@@ -45,7 +45,7 @@ extension EndToEnd {
                 }
                 let all = try await api.read(session, query: "?views=")
                 #expect(all.status == 200)
-                #expect(try all.json()["views"]?.members.count == 5)
+                #expect(try all.json()["views"]?.members.count == 6)
             }
         }
 

@@ -26,7 +26,8 @@ extension EndToEnd {
                 #expect(session.id.count == 32)
                 #expect(session.token.count == 32)
                 #expect(session.id != session.token)
-                #expect(Set(session.views.members.keys) == ["counter", "greeting", "login", "navigation", "quote"])
+                #expect(
+                    Set(session.views.members.keys) == ["chat", "counter", "greeting", "login", "navigation", "quote"])
                 #expect(session.views["counter"] == ["counter": "0"])
             }
         }

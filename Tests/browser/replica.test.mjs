@@ -64,6 +64,15 @@ test('does not roll back to an older dispatch answer', () => {
   assert.equal(replica.version, 'e.3');
 });
 
+test('ignores a dispatch answer older than one change that covered several versions', () => {
+  const replica = start();
+  // e.1 to e.3 in one event: the post (e.2) and the chat message it brought back (e.3).
+  replica.applyChange(inc('e.1', 'e.3', '3'));
+  replica.applyDispatch({ version: 'e.2', views: { counter: { counter: '2' } } });
+  assert.deepEqual(replica.views.counter, { counter: '3' });
+  assert.equal(replica.version, 'e.3');
+});
+
 test('a reset replaces the given views whatever the version', () => {
   const replica = start();
   replica.applyReset({ reset: true, reason: 'epoch', to: 'f.0', views: { counter: { full: { counter: '0' } } } });

@@ -308,3 +308,46 @@ def test_failing_event_source_falls_back_to_long_poll(app, server, shot):
     finally:
         app.switch_to.window(app.window_handles[-1])
         app.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+
+def chat_lines(driver):
+    return driver.execute_script("return [...document.querySelectorAll('#chat-messages li')].map((li) => li.textContent)")
+
+
+def test_two_sessions_chat_with_each_other(app, server, shot):
+    if "127.0.0.1" not in server.url:
+        pytest.skip("the second session needs a second origin (localhost) of the same server")
+    wait_ready(app)
+    first, ada = app.current_window_handle, session_id(app)
+    el(app, "btn-chat-join").click()  # no name: blocked, and the reason is shown
+    wait(app, lambda d: "name is required" in (text(d, "chat-message") or ""), message="no blocked reason shown")
+    el(app, "chat-name").send_keys("Ada")
+    el(app, "btn-chat-join").click()  # the room field says lobby
+    wait_text(app, "chat-room-name", "lobby")
+    el(app, "chat-text").send_keys("anyone here?", Keys.ENTER)
+    wait(app, lambda d: chat_lines(d) == ["Ada: anyone here?"])
+
+    # Another origin of the same server has storage of its own, so this window makes a second session.
+    app.switch_to.new_window("window")
+    app.get(server.url.replace("127.0.0.1", "localhost") + "/")
+    second = app.current_window_handle
+    wait_ready(app)
+    assert session_id(app) != ada
+    el(app, "chat-name").send_keys("Bob")
+    el(app, "btn-chat-join").click()
+    # Joining shows the room's recent messages first.
+    wait(app, lambda d: chat_lines(d) == ["Ada: anyone here?"], message="Bob never saw the room's history")
+    el(app, "chat-text").send_keys("hi Ada", Keys.ENTER)
+    wait(app, lambda d: chat_lines(d)[-1:] == ["Bob: hi Ada"])
+
+    app.switch_to.window(first)
+    wait(app, lambda d: chat_lines(d) == ["Ada: anyone here?", "Bob: hi Ada"], message="Ada never heard Bob")
+    el(app, "chat-text").send_keys("hello Bob", Keys.ENTER)
+    wait(app, lambda d: chat_lines(d)[-1:] == ["Ada: hello Bob"])
+    shot("chat-ada")
+    app.switch_to.window(second)
+    wait(app, lambda d: chat_lines(d) == ["Ada: anyone here?", "Bob: hi Ada", "Ada: hello Bob"],
+         message="Bob never heard Ada")
+    shot("chat-bob")
+    el(app, "btn-chat-leave").click()
+    wait(app, lambda d: el(d, "chat-join-form").is_displayed() and chat_lines(d) == [])

@@ -2,7 +2,7 @@
 """Cluster tests: three remvvm-server nodes on one PostgreSQL behind nginx, all started by
 scripts/cluster on 127.0.0.1 in a directory of their own, driven over real HTTP.
 
-    python3 Tests/cluster/cluster_test.py [kill9] [sigstop] [postgres] [rolling]   (default: all four)
+    python3 Tests/cluster/cluster_test.py [kill9] [sigstop] [postgres] [rolling] [chat]   (default: all five)
 
 REMVVM_SERVER_BIN names the server binary (default .build/debug/remvvm-server).
 CLUSTER_TEST_EXPECTED_FAILURES names scenarios known to fail because of the server (each one a known,
@@ -15,7 +15,8 @@ What the clients do is what a well-behaved client does: every dispatch carries a
 and is retried with the same key and body on 503, 502 and connection errors until it is
 acknowledged (bounded: 30 s per action); every acknowledged version is remembered. The checks are
 the promises of issue 39: nothing acknowledged is lost, no key is applied twice, no version is
-acknowledged twice, versions are gap-free in one epoch, cursors survive a move.
+acknowledged twice, versions are gap-free in one epoch, cursors survive a move. And issue 40's: chat
+members on different nodes hear each other, every message once, in one order, across a takeover.
 """
 
 import collections
@@ -616,8 +617,167 @@ def scenario_rolling(cluster):
             f"{connection_errors} connection errors (retried)")
 
 
+def dispatch_action(http, session, action, deadline_s=30.0):
+    """Dispatches `action` (a dict) with an Idempotency-Key, retried with the same key until acknowledged;
+    its results, or None (in session.problems)."""
+    key = uuid.uuid4().hex
+    body = json.dumps(action).encode()
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        try:
+            status, response, answer = http.request("POST", session.path("/actions"), body, session.headers(key))
+        except (OSError, HTTPException):
+            session.connection_errors += 1
+            time.sleep(0.02)
+            continue
+        session.statuses[status] += 1
+        if status == 200:
+            return json.loads(answer).get("results")
+        if status not in RETRYABLE:
+            session.problems.append(f"{action['type']} with key {key} answered {status}: {answer[:300]!r}")
+            return None
+        time.sleep(retry_delay(response))
+    session.problems.append(f"{action['type']} with key {key} not acknowledged within {deadline_s:.0f} s")
+    return None
+
+
+def chat_lines(http, session, deadline_s=10.0):
+    """The session's chat view as `from: text` lines, read through a takeover (retried on 502/503)."""
+    deadline = time.monotonic() + deadline_s
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            status, response, body = http.request("GET", session.path("?views=chat"), None, session.headers())
+        except (OSError, HTTPException) as error:
+            last = repr(error)
+            time.sleep(0.05)
+            continue
+        if status == 200:
+            messages = json.loads(body)["views"]["chat"]["messages"]
+            return [f"{m['from']}: {m['text']}" for m in messages]
+        last = f"{status} {body[:200]!r}"
+        check(status in RETRYABLE, f"reading the chat of {session.id} answered {last}")
+        time.sleep(retry_delay(response))
+    raise Failure(f"the chat of session {session.id} not readable within {deadline_s:.0f} s (last: {last})")
+
+
+def wake_latency(cluster, hearer_node, room, rounds=20):
+    """Median and worst ms from a post on node-1 until a member's long-poll on `hearer_node` is answered with it."""
+    one, two = Http(cluster.node_port(1)), Http(cluster.node_port(hearer_node), timeout=30)
+    poster, hearer = create_session(one), create_session(two)
+    for http, s, name in ((one, poster, "p"), (two, hearer, "h")):
+        check(dispatch_action(http, s, {"type": "chat/join", "payload": {"room": room, "name": name}}) == ["applied"],
+              f"join: {s.problems}")
+    times = []
+    for n in range(rounds):
+        status, _, body = two.request("GET", hearer.path("?views=chat"), None, hearer.headers())
+        check(status == 200, f"read on node-{hearer_node} answered {status}")
+        since = json.loads(body)["version"]
+        answer = {}
+
+        def poll():
+            status, _, body = two.request(
+                "GET", hearer.path(f"/poll?views=chat&since={since}&wait=10s"), None, hearer.headers(), timeout=30)
+            answer["at"], answer["body"] = time.monotonic(), (status, body)
+
+        waiter = threading.Thread(target=poll)
+        waiter.start()
+        time.sleep(0.05)
+        sent = time.monotonic()
+        check(dispatch_action(one, poster, {"type": "chat/post", "payload": {"text": f"wake {n}"}}) == ["applied"],
+              f"post: {poster.problems}")
+        waiter.join(timeout=15)
+        check("at" in answer and f"wake {n}".encode() in answer["body"][1],
+              f"node-{hearer_node}'s poll was not answered with post {n}: {answer.get('body')}")
+        times.append((answer["at"] - sent) * 1000)
+    times.sort()
+    return times[len(times) // 2], times[-1]
+
+
+def scenario_chat(cluster):
+    """Chat members on different nodes hear each other in one order; a member's node is killed with kill -9
+    while the others post: once taken over, its view holds every message once, in the same order."""
+    front = Http(cluster.port)
+    wake_median, wake_worst = wake_latency(cluster, 2, "wake-across")
+    local_median, local_worst = wake_latency(cluster, 1, "wake-local")
+    members = []
+    owners = {}
+    # Members until at least two nodes hold some (nginx's hash places them), at most 12.
+    while len(members) < 12:
+        s = create_session(front)
+        check(dispatch_action(front, s, {"type": "chat/join", "payload": {"room": "cluster", "name": f"m{len(members)}"}})
+              == ["applied"], f"join: {s.problems}")
+        s.name = f"m{len(members)}"
+        members.append(s)
+        owners = cluster.owners()
+        held = {owners.get(m.id) for m in members} - {None}
+        if len(members) >= 6 and len(held) >= 2:
+            break
+    held = collections.Counter(owners.get(m.id) for m in members if owners.get(m.id))
+    check(len(held) >= 2, f"the members are all on one node: {held}")
+    victim = held.most_common()[-1][0]  # the node holding the fewest members (but some)
+    listeners = [m for m in members if owners.get(m.id) == victim]
+    posters = [m for m in members if owners.get(m.id) != victim]
+    each = max(40 // len(posters), 2)  # the chat view keeps the last 50
+    posted = {m.name: [] for m in posters}
+    killed = threading.Event()
+
+    def post(member):
+        http = Http(cluster.port)
+        for n in range(each):
+            if n == each // 2:
+                killed.wait(30)
+            text = f"{member.name}-{n}"
+            if dispatch_action(http, member, {"type": "chat/post", "payload": {"text": text}}) == ["applied"]:
+                posted[member.name].append(f"{member.name}: {text}")
+            time.sleep(0.02)
+        http.close()
+
+    threads = [threading.Thread(target=post, args=(m,)) for m in posters]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    # The listeners heard the first half on the victim before it dies.
+    heard_before = {m.id: len(chat_lines(front, m)) for m in listeners}
+    cluster.kill9(victim)
+    killed_at = time.monotonic()
+    killed.set()
+    for t in threads:
+        t.join(timeout=60)
+    problems = [p for m in members for p in m.problems]
+    expected_count = sum(len(v) for v in posted.values())
+    # Every member's view (the victim's members read through nginx: taken over by another node).
+    views = {}
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        views = {m.name: chat_lines(front, m) for m in members}
+        if all(len(v) >= expected_count for v in views.values()):
+            break
+        time.sleep(0.2)
+    caught_up = time.monotonic() - killed_at
+    reference = views[posters[0].name]
+    for name, view in views.items():
+        if len(set(view)) != len(view):
+            problems.append(f"{name}'s view repeats a message: "
+                            f"{[l for l, c in collections.Counter(view).items() if c > 1][:5]}")
+        if view != reference:
+            problems.append(f"{name}'s view differs from {posters[0].name}'s: {view} against {reference}")
+    for poster, lines in posted.items():
+        mine = [l for l in reference if l.startswith(f"{poster}: ")]
+        if mine != lines:
+            problems.append(f"{poster}'s acknowledged posts {lines}, in the views {mine}")
+    if len(reference) != expected_count:
+        problems.append(f"{expected_count} posts acknowledged, the views hold {len(reference)}")
+    check(not problems, f"{len(problems)} problems: " + "; ".join(problems[:8]))
+    return (f"{len(members)} members on nodes {dict(held)}; node-{victim} killed with its {len(listeners)} "
+            f"(who had heard {sorted(heard_before.values())} messages); {len(posters)} others posted {expected_count} "
+            f"messages; every view holds them all once, in one order, {caught_up * 1000:.0f} ms after the kill; "
+            f"a post on node-1 answered a poll on node-2 in {wake_median:.1f} ms (median of 20, worst {wake_worst:.1f}), "
+            f"one on node-1 in {local_median:.1f} ms (worst {local_worst:.1f})")
+
+
 SCENARIOS = {"kill9": scenario_kill9, "sigstop": scenario_sigstop, "postgres": scenario_postgres,
-             "rolling": scenario_rolling}
+             "rolling": scenario_rolling, "chat": scenario_chat}
 
 
 def main():

@@ -1,6 +1,8 @@
 /* fanout.c - fan-out latency client for long-polls and SSE streams (one thread, epoll).
  * Parks N subscribers, then changes the counter view with one dispatch (mode "one": all N subscribe to the
  * first session of the file) or with one dispatch per session (mode "many": subscriber i on session i),
+ * or (mode "room") subscriber i polls the `chat` view of session i, every session a member of one chat room
+ * (mksessions --join), and one chat/post on the first session reaches them all through the room's topic,
  * and measures, from just before the first dispatch is written, when each subscriber has its answer:
  *   poll: GET /v1/sessions/{id}/poll?views=counter&since={version}&wait=55s -> a complete HTTP response
  *   sse : GET /v1/sessions/{id}/events?views=counter -> the event marker ("event: patch") after the
@@ -10,7 +12,7 @@
  * CPU time (user + system, all threads) from the first dispatch to the last answer, also split into user and
  * system time, the client's own CPU time and the whole machine's (user, system, interrupts, idle, stolen) over
  * the same window.
- * usage: fanout poll|sse PORT SESSIONS N one|many [options]
+ * usage: fanout poll|sse PORT SESSIONS N one|many|room [options]
  *   --ready PATH KEY   a gauge of parked subscribers: GET PATH, the number after KEY (else: wait until
  *                      the servers' CPU goes quiet)
  *   --pids P1,P2       server processes, for RSS and CPU
@@ -30,12 +32,13 @@ enum { WAITING, READY, DONE, FAILED };
 struct sub { int fd; int state; long len; char buf[BUFSZ]; };
 struct pub { int fd; int next; long len; char buf[BUFSZ]; };
 
-static int port, n, many, sse, pubconns = 32, batch = 500;
+static int port, n, many, room, sse, pubconns = 32, batch = 500;
 static const char *ready_path, *ready_key, *pids;
 static const char *sse_ready = "event: snapshot", *sse_event = "event: patch";
 static struct session *sessions;
 static int nsessions;
-static const char body[] = "{\"type\":\"counter/increase\"}";
+static const char *body = "{\"type\":\"counter/increase\"}";
+static const char *view = "counter";
 
 /* Milliseconds of the machine's CPU time of one kind (see machine_ticks) between two readings; -1 if unread. */
 static double machine_ms (int ok, const long *before, const long *after, int kind)
@@ -93,12 +96,18 @@ int main (int argc, char **argv)
   int machine_ok;
   char req[2048];
 
-  if (argc < 6) die ("usage: %s poll|sse PORT SESSIONS N one|many [--ready PATH KEY] [--pids LIST] "
+  if (argc < 6) die ("usage: %s poll|sse PORT SESSIONS N one|many|room [--ready PATH KEY] [--pids LIST] "
                      "[--pub-conns K] [--sse-ready S] [--sse-event S] [--batch B]", argv[0]);
   sse = 0 == strcmp (argv[1], "sse");
   port = atoi (argv[2]);
   n = atoi (argv[4]);
   many = 0 == strcmp (argv[5], "many");
+  room = 0 == strcmp (argv[5], "room");
+  if (room)
+  {
+    body = "{\"type\":\"chat/post\",\"payload\":{\"text\":\"hello room\"}}";
+    view = "chat";
+  }
   for (int i = 6; i < argc; i++)
   {
     if (0 == strcmp (argv[i], "--ready") && i + 2 < argc) { ready_path = argv[++i]; ready_key = argv[++i]; }
@@ -111,8 +120,9 @@ int main (int argc, char **argv)
   }
   if (n <= 0 || batch <= 0 || pubconns <= 0) die ("N, --batch and --pub-conns must be positive");
   if (NULL == (sessions = calloc ((size_t) n, sizeof *sessions))) die ("out of memory");
-  nsessions = read_sessions (argv[3], sessions, many ? n : 1);
-  if (nsessions < (many ? n : 1)) die ("%s holds %d sessions, %d needed", argv[3], nsessions, many ? n : 1);
+  nsessions = read_sessions (argv[3], sessions, many || room ? n : 1);
+  if (nsessions < (many || room ? n : 1))
+    die ("%s holds %d sessions, %d needed", argv[3], nsessions, many || room ? n : 1);
   if (raise_nofile () < n + pubconns + 64) die ("open-file limit too low for %d connections", n);
   alarm (300);                                   /* hard bound on the whole run */
 
@@ -127,13 +137,13 @@ int main (int argc, char **argv)
     double t = now_ms ();
     for (int i = 0; i < n; i++)
     {
-      const struct session *s = &sessions[many ? i : 0];
+      const struct session *s = &sessions[many || room ? i : 0];
       struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (unsigned) i };
       int len = sse
-        ? snprintf (req, sizeof req, "GET /v1/sessions/%s/events?views=counter HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    "Accept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n", s->id, s->token)
-        : snprintf (req, sizeof req, "GET /v1/sessions/%s/poll?views=counter&since=%s&wait=55s HTTP/1.1\r\n"
-                    "Host: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n", s->id, s->version, s->token);
+        ? snprintf (req, sizeof req, "GET /v1/sessions/%s/events?views=%s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    "Accept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n", s->id, view, s->token)
+        : snprintf (req, sizeof req, "GET /v1/sessions/%s/poll?views=%s&since=%s&wait=55s HTTP/1.1\r\n"
+                    "Host: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n", s->id, view, s->version, s->token);
       subs[i].fd = dial (port);
       write_all (subs[i].fd, req, (size_t) len);
       set_nonblocking (subs[i].fd);
@@ -281,7 +291,7 @@ int main (int argc, char **argv)
   qsort (lat, (size_t) done, sizeof *lat, cmp_double);
   printf ("fanout %s N=%d mode=%s: answered=%d (non-200: %d) failed=%d early=%d | first=%.1f p50=%.1f p99=%.1f "
           "last=%.1f ms | dispatches=%d/%d done in %.1f ms | server CPU %.0f ms\n",
-          sse ? "sse" : "poll", n, many ? "many" : "one", done, non200, failed, early,
+          sse ? "sse" : "poll", n, room ? "room" : many ? "many" : "one", done, non200, failed, early,
           done ? lat[0] : -1, percentile (lat, done, 0.5), percentile (lat, done, 0.99), done ? lat[done - 1] : -1,
           pubdone, many ? n : 1, tpub, cpu_ms);
   /* the same window on the monotonic clock, so a profile taken with `perf record -k mono` can be cut to it */

@@ -2,7 +2,9 @@
  * one request in flight per connection), and writes "id token version" per session to OUT ("-": none).
  * Prints the count, the failures and the rate. With --fake it only writes N made-up lines
  * (PREFIX000...0 000...0 0, ids and tokens of 32 characters) for the floor servers, which take any id.
- * usage: mksessions PORT N CONNS OUT
+ * With --join ROOM each new session first joins the example app's chat room ROOM (chat/join), and its line
+ * holds the version after the join.
+ * usage: mksessions PORT N CONNS OUT [--join ROOM]
  *        mksessions --fake PREFIX N OUT
  */
 #include "benchnet.h"
@@ -10,7 +12,7 @@
 
 #define BUFSZ 16384
 
-struct conn { int fd; long len; char buf[BUFSZ]; };
+struct conn { int fd; long len; int joining; struct session s; char buf[BUFSZ]; };
 
 /* Copies the JSON string value of the first "key" into out; returns 1 when found. */
 static int json_string (const char *body, const char *key, char *out, size_t cap)
@@ -44,7 +46,9 @@ int main (int argc, char **argv)
     for (int i = 0; i < n; i++) fprintf (f, "%s%0*d %032d 0\n", argv[2], 32 - (int) strlen (argv[2]), i, i);
     return fclose (f) == 0 ? 0 : 2;
   }
-  if (argc != 5) die ("usage: %s PORT N CONNS OUT|-   or   %s --fake PREFIX N OUT", argv[0], argv[0]);
+  const char *join = NULL;
+  if (argc == 7 && 0 == strcmp (argv[5], "--join")) join = argv[6];
+  else if (argc != 5) die ("usage: %s PORT N CONNS OUT|- [--join ROOM]   or   %s --fake PREFIX N OUT", argv[0], argv[0]);
   port = atoi (argv[1]);
   n = atoi (argv[2]);
   nconns = atoi (argv[3]);
@@ -86,7 +90,40 @@ int main (int argc, char **argv)
       c->len += r;
       c->buf[c->len] = 0;
       if ((whole = http_complete (c->buf, c->len, &status)) < 0) continue;
-      if (status == 201)
+      if (c->joining)
+      {
+        const char *body = strstr (c->buf, "\r\n\r\n") + 4;
+        c->joining = 0;
+        if (status == 200 && json_string (body, "version", c->s.version, sizeof c->s.version))
+        {
+          done++;
+          if (out) fprintf (out, "%s %s %s\n", c->s.id, c->s.token, c->s.version);
+        }
+        else
+        {
+          if (failed < 3) fprintf (stderr, "mksessions: join: status %d: %.200s\n", status, c->buf);
+          failed++;
+        }
+      }
+      else if (status == 201 && join)
+      {
+        char payload[256], req2[2048];
+        const char *body = strstr (c->buf, "\r\n\r\n") + 4;
+        if (json_string (body, "id", c->s.id, sizeof c->s.id) && json_string (body, "token", c->s.token, sizeof c->s.token))
+        {
+          int len;
+          snprintf (payload, sizeof payload, "{\"type\":\"chat/join\",\"payload\":{\"room\":\"%s\",\"name\":\"m%d\"}}",
+                    join, done + failed);
+          len = dispatch_request (req2, sizeof req2, &c->s, payload);
+          memmove (c->buf, c->buf + whole, (size_t) (c->len - whole));
+          c->len -= whole;
+          c->joining = 1;
+          write_all (c->fd, req2, (size_t) len);
+          continue;
+        }
+        failed++;
+      }
+      else if (status == 201)
       {
         struct session s;
         const char *body = strstr (c->buf, "\r\n\r\n") + 4;

@@ -11,6 +11,7 @@ import { mountLogin } from './views/login.js';
 import { mountModal } from './views/modal.js';
 import { mountNavigation } from './views/navigation.js';
 import { mountQuote } from './views/quote.js';
+import { mountChat } from './views/chat.js';
 
 const STATUS_TEXT = {
   connecting: 'Connecting…',
@@ -38,7 +39,7 @@ const sync = new Sync({
 });
 
 const recordAction = mountInspector(replica);
-const renderers = [mountNavigation, mountModal, mountCounter, mountLogin, mountQuote].map((mount) => mount(dispatch));
+const renderers = [mountNavigation, mountModal, mountCounter, mountLogin, mountQuote, mountChat].map((mount) => mount(dispatch));
 const version = byId('version');
 replica.subscribe(() => {
   setText(version, replica.version ?? '–');

@@ -32,9 +32,12 @@ export class Replica {
     this.#emit({ kind, to: version, views });
   }
 
-  /** A dispatch answer carries full views; apply them unless a newer change already arrived. */
+  /**
+   * A dispatch answer carries full views; apply them unless a newer change already arrived (one event may
+   * cover several versions: a chat message delivered right after the post that sent it, say).
+   */
   applyDispatch({ version, views }) {
-    if (version === this.version || this.#seen.includes(version)) return;
+    if (version === this.version || this.#seen.includes(version) || isBehind(version, this.version)) return;
     this.views = { ...this.views, ...views };
     this.#moveTo(version);
     this.#emit({ kind: 'dispatch', to: version, views });
@@ -81,6 +84,14 @@ export class Replica {
   #emit(event) {
     for (const listener of this.#listeners) listener(event, this);
   }
+}
+
+/** Whether cursor `a` (`<epoch>.<n>`) is an older version of the same history as `b`. */
+function isBehind(a, b) {
+  if (typeof a !== 'string' || typeof b !== 'string') return false;
+  const [epochA, numberA] = [a.slice(0, a.lastIndexOf('.')), a.slice(a.lastIndexOf('.') + 1)];
+  const [epochB, numberB] = [b.slice(0, b.lastIndexOf('.')), b.slice(b.lastIndexOf('.') + 1)];
+  return epochA === epochB && /^\d+$/.test(numberA) && /^\d+$/.test(numberB) && BigInt(numberA) < BigInt(numberB);
 }
 
 /** Applies `{name: {patch: ops} | {full: vm}}` entries to a copy of `views`. */

@@ -14,6 +14,21 @@ public struct AppState: Codable, Equatable, Sendable {
         Navigation.Tab(id: "settings", root: Screen("settings")),
     ])
 
+    /// The chat room joined and its messages.
+    public var chat = ChatState()
+
     /// A fresh session's state.
     public init() {}
+
+    private enum CodingKeys: String, CodingKey { case counter, user, quote, navigation, chat }
+
+    /// Decodes a state; one stored before the chat existed has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        counter = try container.decode(Int.self, forKey: .counter)
+        user = try container.decode(UserState.self, forKey: .user)
+        quote = try container.decode(QuoteState.self, forKey: .quote)
+        navigation = try container.decode(Navigation.self, forKey: .navigation)
+        chat = try container.decodeIfPresent(ChatState.self, forKey: .chat) ?? ChatState()
+    }
 }

@@ -5,7 +5,8 @@
 ///     initialState: AppState(),
 ///     reducer: AnyReducer(counterReducer.lifted(\.counter), userReducer.lifted(\.user)),
 ///     middleware: [LoginMiddleware()],
-///     projections: views
+///     projections: views,
+///     subscriptions: TopicSubscriptions(from: \.chat.room) { room in room.map { ["chat/\($0)"] } ?? [] }
 /// )
 /// ```
 public struct StoreDefinition<State: Sendable>: Sendable {
@@ -34,6 +35,11 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     /// restored state (`store.state`) and decides, for example by dispatching again the action
     /// that started a load still marked as loading. The default does nothing.
     public var onRestore: @Sendable (Store<State>) -> Void
+    /// Which topics a state subscribes to; nil (the default) for an app whose sessions hear no topics.
+    public var subscriptions: TopicSubscriptions<State>?
+    /// The hub every store of this definition publishes to and receives from; publish to it from outside a
+    /// session (a service, an admin endpoint) too.
+    public let topics: TopicHub
     /// The views of ``initialState``, shared by every fresh store; replaced when the state or the
     /// projections change.
     private var initialViews = InitialViews()
@@ -47,8 +53,12 @@ public struct StoreDefinition<State: Sendable>: Sendable {
         services: Services = Services(),
         configuration: StoreConfiguration = StoreConfiguration(),
         extraActions: ActionRegistry = ActionRegistry(),
-        onRestore: @escaping @Sendable (Store<State>) -> Void = { _ in }
+        onRestore: @escaping @Sendable (Store<State>) -> Void = { _ in },
+        subscriptions: TopicSubscriptions<State>? = nil,
+        topics: TopicHub = TopicHub()
     ) {
+        self.subscriptions = subscriptions
+        self.topics = topics
         self.initialState = initialState
         self.reducer = reducer
         self.middleware = middleware
@@ -71,13 +81,14 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     /// Creates a store for a new session, or for a restored one at `state` and `version`.
     ///
     /// A new session's store (no `state`, version 0) shares its initial views with every other
-    /// new session's, since they are computed from the same state.
+    /// new session's, since they are computed from the same state, and follows its topics at once; a
+    /// store made at a given `state` follows them once ``Store/startTopics()`` is called.
     public func makeStore(state: State? = nil, version: UInt64 = 0) -> Store<State> {
         let views =
             state == nil && version == 0
             ? initialViews.snapshots { Store.snapshots(of: initialState, at: 0, projections: projections) }
             : Store.snapshots(of: state ?? initialState, at: version, projections: projections)
-        return Store(
+        let store = Store(
             state: state ?? initialState,
             reducer: reducer,
             middleware: middleware,
@@ -85,7 +96,11 @@ public struct StoreDefinition<State: Sendable>: Sendable {
             services: services,
             configuration: configuration,
             version: version,
-            views: views
+            views: views,
+            subscriptions: subscriptions,
+            topics: topics
         )
+        if state == nil, subscriptions != nil { store.startTopics() }
+        return store
     }
 }

@@ -3,6 +3,18 @@ public struct EffectContext: Sendable {
     /// The services the store was created with.
     public let services: Services
     let dispatcher: @Sendable ([any StoreAction]) -> DispatchOutcome?
+    /// The hub the store's topics go through.
+    let topics: TopicHub?
+
+    /// Publishes `action` to `topic` now; see ``TopicHub/publish(_:to:)-(_,String)``.
+    ///
+    /// - Returns: The message's position in the topic.
+    /// - Throws: ``TopicError`` for an invalid name, too large an action, or a store made without a hub.
+    @discardableResult
+    public func publish(_ action: some StoreAction, to topic: String) throws(TopicError) -> UInt64 {
+        guard let topics else { throw TopicError(.unavailable, "this store was made without a topic hub") }
+        return try topics.publish(action, to: topic)
+    }
 
     /// Dispatches a follow-up action through the whole pipeline (middleware, then reducers).
     ///

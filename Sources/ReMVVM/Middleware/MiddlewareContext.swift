@@ -6,10 +6,28 @@ public struct MiddlewareContext<State: Sendable> {
     public let services: Services
     /// The effects requested so far; the store starts them once the dispatch is committed.
     private(set) var requests: [EffectRequest] = []
+    /// The publishes requested so far; the store carries them out once the dispatch is committed.
+    private(set) var publications: [Publication] = []
+    /// The topic the action was delivered from, or nil for an action dispatched into this session
+    /// (by a client, an effect or the app): lets middleware tell a message from a peer from a request.
+    public internal(set) var topic: String?
 
-    init(state: State, services: Services) {
+    init(state: State, services: Services, topic: String? = nil) {
         self.state = state
         self.services = services
+        self.topic = topic
+    }
+
+    /// Publishes `action` to `topic` once the current dispatch has been committed: every session whose
+    /// state subscribes to the topic receives it as an action, this one included if it subscribes.
+    ///
+    /// The name is checked now; the size and the topic log when the publish is carried out, and a failure
+    /// then is reported through ``StoreConfiguration/onTopicError``.
+    ///
+    /// - Throws: ``TopicError`` when `topic` is not a valid topic name (``TopicName``).
+    public mutating func publish(_ action: some StoreAction, to topic: String) throws(TopicError) {
+        try TopicName.validate(topic)
+        publications.append(Publication(action: action, topic: topic))
     }
 
     /// Starts an asynchronous side effect once the current dispatch has been committed.
@@ -28,4 +46,10 @@ public struct MiddlewareContext<State: Sendable> {
     public mutating func cancelEffect(id: String) {
         requests.append(.cancel(id: id))
     }
+}
+
+/// A publish requested by middleware, carried out after the dispatch commits.
+struct Publication: Sendable {
+    let action: any StoreAction
+    let topic: String
 }

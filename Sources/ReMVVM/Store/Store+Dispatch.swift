@@ -24,10 +24,7 @@ extension Store {
         let commit = try core.withLock { (core: inout StoreCore<State>) throws(StoreError) -> Commit in
             try reduce(actions, into: &core, views: views, expectedVersion: expectedVersion)
         }
-        wake(commit.woken, at: commit.outcome.version)
-        if !commit.effects.isEmpty {
-            effects.perform(commit.effects, context: effectContext())
-        }
+        carryOut(commit)
         return commit.outcome
     }
 
@@ -36,6 +33,21 @@ extension Store {
         let outcome: DispatchOutcome
         let woken: [(ChangeWaiters.Handler, ViewSet)]
         let effects: [EffectRequest]
+        /// What middleware published, in order.
+        var publications: [Publication] = []
+        /// Whether the input of the topic subscriptions changed, so that they are derived again.
+        var resubscribe = false
+    }
+
+    /// Does what a commit left for after the lock: wakes its waiters, follows the state's topics, starts its
+    /// effects and publishes what its middleware published.
+    func carryOut(_ commit: Commit) {
+        wake(commit.woken, at: commit.outcome.version)
+        if commit.resubscribe { syncTopics() }
+        if !commit.effects.isEmpty {
+            effects.perform(commit.effects, context: effectContext())
+        }
+        if !commit.publications.isEmpty { publish(commit.publications) }
     }
 
     private func reduce(
@@ -52,6 +64,7 @@ extension Store {
         var results: [ActionResult] = []
         if actions.count > 1 { results.reserveCapacity(actions.count) }
         var requests: [EffectRequest] = []
+        var publications: [Publication] = []
         var applied = false
         var reduced: [any StoreAction] = []
         let recording = !core.commitListeners.isEmpty
@@ -61,6 +74,7 @@ extension Store {
                 var context = MiddlewareContext(state: core.state, services: services)
                 let result = runMiddleware(action, context: &context)
                 requests.append(contentsOf: context.requests)
+                if !context.publications.isEmpty { publications.append(contentsOf: context.publications) }
                 guard case .next(let next) = result else {
                     if case .block(let reason) = result { results.append(.blocked(reason: reason)) }
                     continue
@@ -77,6 +91,7 @@ extension Store {
             applied = true
         }
         var woken: [(ChangeWaiters.Handler, ViewSet)] = []
+        var resubscribe = false
         if applied {
             core.version += 1
             if recording {
@@ -84,12 +99,15 @@ extension Store {
                 for listener in core.commitListeners { listener(record) }
             }
             woken = publish(from: old, core: &core)
+            if let subscriptions, core.topics.active { resubscribe = subscriptions.inputChanged(old, core.state) }
         }
         let snapshots = views.isEmpty ? [] : views.map { core.views[$0].current }
         return Commit(
             outcome: DispatchOutcome(version: core.version, results: results, views: snapshots),
             woken: woken,
-            effects: requests
+            effects: requests,
+            publications: publications,
+            resubscribe: resubscribe
         )
     }
 
@@ -123,7 +141,7 @@ extension Store {
         for (waiter, changed) in woken { waiter(.changed(version: version, views: changed)) }
     }
 
-    private func runMiddleware(_ action: any StoreAction, context: inout MiddlewareContext<State>) -> MiddlewareResult {
+    func runMiddleware(_ action: any StoreAction, context: inout MiddlewareContext<State>) -> MiddlewareResult {
         var current = action
         for middleware in middleware {
             switch middleware.handle(current, context: &context) {
@@ -152,9 +170,13 @@ extension Store {
 
     /// The context effects get: the services and a weak way back into this store.
     func effectContext() -> EffectContext {
-        EffectContext(services: services) { [weak self] actions in
-            guard let self, self.effects.admitFollowUp() else { return nil }
-            return try? self.dispatch(actions)
-        }
+        EffectContext(
+            services: services,
+            dispatcher: { [weak self] actions in
+                guard let self, self.effects.admitFollowUp() else { return nil }
+                return try? self.dispatch(actions)
+            },
+            topics: topics
+        )
     }
 }

@@ -25,7 +25,13 @@ extension Store {
             guard !core.isClosed else { throw .closed(at: core.version) }
             guard record.version == core.version + 1 else { throw .versionMismatch(current: core.version) }
             let old = core.state
-            for action in record.actions { _ = reducer.reduce(&core.state, with: action) }
+            for action in record.actions {
+                if let receipt = action as? TopicReceipt {
+                    core.topics.positions[receipt.topic] = receipt.sequence
+                } else {
+                    _ = reducer.reduce(&core.state, with: action)
+                }
+            }
             core.version = record.version
             return publish(from: old, core: &core)
         }

@@ -16,6 +16,12 @@ public final class Store<State: Sendable>: Sendable {
     let configuration: StoreConfiguration
     let core: Mutex<StoreCore<State>>
     let effects: EffectRunner
+    /// The hub this store publishes to and receives from; nil for a store made without one.
+    let topics: TopicHub?
+    /// Which topics the state subscribes to; nil when the app declares none.
+    let subscriptions: TopicSubscriptions<State>?
+    /// Where the topics' messages wait for this store; only for a store with subscriptions.
+    let inbox: TopicInbox?
 
     /// Creates a store holding `state` at `version`.
     ///
@@ -27,6 +33,8 @@ public final class Store<State: Sendable>: Sendable {
     ///   - services: What effects use; replace services here in tests.
     ///   - configuration: Limits and the effect error hook.
     ///   - version: The version of `state`; 0 for a new session.
+    ///   - subscriptions: Which topics the state subscribes to (``startTopics()`` starts them).
+    ///   - topics: The hub shared with the stores this one talks to.
     public convenience init(
         state: State,
         reducer: AnyReducer<State>,
@@ -34,7 +42,9 @@ public final class Store<State: Sendable>: Sendable {
         projections: Projections<State> = Projections(),
         services: Services = Services(),
         configuration: StoreConfiguration = StoreConfiguration(),
-        version: UInt64 = 0
+        version: UInt64 = 0,
+        subscriptions: TopicSubscriptions<State>? = nil,
+        topics: TopicHub? = nil
     ) {
         self.init(
             state: state,
@@ -44,7 +54,9 @@ public final class Store<State: Sendable>: Sendable {
             services: services,
             configuration: configuration,
             version: version,
-            views: Self.snapshots(of: state, at: version, projections: projections)
+            views: Self.snapshots(of: state, at: version, projections: projections),
+            subscriptions: subscriptions,
+            topics: topics
         )
     }
 
@@ -58,7 +70,9 @@ public final class Store<State: Sendable>: Sendable {
         services: Services,
         configuration: StoreConfiguration,
         version: UInt64,
-        views: [ViewSnapshot]
+        views: [ViewSnapshot],
+        subscriptions: TopicSubscriptions<State>?,
+        topics: TopicHub?
     ) {
         self.reducer = reducer
         self.middleware = middleware
@@ -67,6 +81,10 @@ public final class Store<State: Sendable>: Sendable {
         self.configuration = configuration
         core = Mutex(StoreCore(state: state, version: version, views: views.map(ViewHistory.init(initial:))))
         effects = EffectRunner(configuration: configuration, clock: services.clock)
+        self.topics = topics
+        self.subscriptions = subscriptions
+        inbox = subscriptions == nil ? nil : topics?.makeInbox()
+        inbox?.connect { [weak self] messages in self?.deliver(messages) }
     }
 
     /// One snapshot per projection of `state` at `version`, in index order.
@@ -107,6 +125,7 @@ public final class Store<State: Sendable>: Sendable {
             return (core.waiters.takeAll(), core.version)
         }
         effects.cancelAll()
+        leaveTopics()
         for waiter in waiters { waiter(.closed(version: version)) }
     }
 

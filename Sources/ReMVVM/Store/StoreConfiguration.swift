@@ -12,7 +12,12 @@ public struct StoreConfiguration: Sendable {
     public var maxFollowUpsPerSecond: Int = 1_000
     /// Told about every effect that failed or was refused. Called on the effect's task.
     public var onEffectError: @Sendable (EffectError) -> Void = { _ in }
+    /// The most topics one session's state may subscribe to; those beyond are left out and reported.
+    public var maxSubscriptions: Int = 16
+    /// Told about every topic problem of a store: a publish its middleware requested that failed, a
+    /// subscription over ``maxSubscriptions`` or with an invalid name.
+    public var onTopicError: @Sendable (TopicError) -> Void = { _ in }
 
-    /// The defaults: 128 kept values per view, 64 running effects, 1,000 follow-ups per second.
+    /// The defaults: 128 kept values per view, 64 running effects, 1,000 follow-ups per second, 16 topics.
     public init() {}
 }

@@ -39,6 +39,8 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         writer = GroupCommitWriter(
             storage: storage, snapshotEvery: configuration.snapshotEvery,
             keysPerSession: configuration.idempotencyKeysPerSession, logger: logger, encode: codec.encode)
+        // A shared storage restores nothing at start: its topics are read per topic, from the first subscription.
+        if storage.isShared { attachTopicLog() }
     }
 
     /// What the writer has done so far: transactions, commits and snapshots written.
@@ -63,6 +65,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
 
     /// Rebuilds every stored session from its snapshot and log; those that cannot be rebuilt are logged and skipped (and deleted if so configured).
     package func restore() -> [RestoredSession] {
+        attachTopicLog()
         let records: [SessionRecord]
         do {
             records = try storage.list()
@@ -78,6 +81,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
             let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
             restored.append(
                 RestoredSession(record: record, store: erased, keys: latest, base: base, durable: durable) {
+                    store.startTopics()
                     definition.onRestore(store)
                 })
         }
@@ -87,6 +91,18 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
                 "sessions.restored": "\(restored.count)", "sessions.skipped": "\(records.count - restored.count)",
             ])
         return restored
+    }
+
+    /// Keeps the topics' retained history in the storage when it can (``TopicLog``), before any session
+    /// resumes its topics from it.
+    private func attachTopicLog() {
+        guard definition.subscriptions != nil, let log = storage as? any TopicLog else { return }
+        do {
+            try definition.topics.attach(log, actions: definition.actions)
+        } catch {
+            logger.error(
+                "cannot read the topics' retained history; topics start empty", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Queues the deletion of an ended session from storage.
@@ -126,7 +142,10 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
             ])
         return RestoredSession(
             record: stored.record, store: AnyProjectedStore(store), keys: latest, base: base, durable: durable
-        ) { definition.onRestore(store) }
+        ) {
+            store.startTopics()
+            definition.onRestore(store)
+        }
     }
 
     /// Tells `handler` which sessions another node took over: found by a refused write, or

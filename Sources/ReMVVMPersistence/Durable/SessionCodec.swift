@@ -17,22 +17,68 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         stateVersion = configuration.stateVersion
         migrate = configuration.migrateState
         reduced = definition.reducer.actions
-        actions = definition.actions
+        // The log also holds topic receipts, which no client may send (so they are not in the app's actions).
+        var logged = definition.actions
+        logged.register(TopicReceipt.self)
+        logged.register(TopicGap.self)
+        actions = logged
     }
 
     // MARK: - Writing
 
     /// A commit as a log entry: a JSON array of the envelopes of the actions that reducers handle.
     func encode(_ record: CommitRecord) throws -> StoredCommit {
-        let logged = record.actions.filter { reduced.contains($0.wireName) }.map(ActionEnvelope.init)
+        // A topic receipt is logged too: replaying it restores how far the session read the topic.
+        let logged = record.actions.filter { reduced.contains($0.wireName) || $0 is TopicReceipt }.map(
+            ActionEnvelope.init)
         return StoredCommit(version: record.version, actions: try JSONEncoder().encode(logged))
     }
 
-    /// The store's current state as a snapshot.
+    /// The store's current state as a snapshot, with its topic positions when it follows topics.
     func snapshot(of store: Store<State>) throws -> StoredSnapshot {
-        let (state, version) = store.versionedState
+        let (state, version, positions) = store.versionedStateAndPositions
         let json = try JSONEncoder().encode(state)
-        return StoredSnapshot(version: version, stateType: stateType, stateVersion: stateVersion, state: json)
+        guard !positions.isEmpty else {
+            return StoredSnapshot(version: version, stateType: stateType, stateVersion: stateVersion, state: json)
+        }
+        var wrapped = Data(Self.statePrefix.utf8)
+        wrapped += json
+        wrapped += Self.topicsSuffix(try Self.encodePositions(positions))
+        return StoredSnapshot(
+            version: version, format: RecordFormat.snapshotWithTopics, stateType: stateType,
+            stateVersion: stateVersion, state: wrapped)
+    }
+
+    private static var statePrefix: String { #"{"state":"# }
+
+    private static func topicsSuffix(_ positions: Data) -> Data {
+        Data(#","topics":"#.utf8) + positions + Data("}".utf8)
+    }
+
+    private static func encodePositions(_ positions: [String: UInt64]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(positions)
+    }
+
+    private struct Positions: Decodable { let topics: [String: UInt64] }
+
+    /// A snapshot's state JSON and topic positions (none before ``RecordFormat/snapshotWithTopics``).
+    func unwrap(_ snapshot: StoredSnapshot) throws(RestoreError) -> (state: Data, positions: [String: UInt64]) {
+        guard snapshot.format >= RecordFormat.snapshotWithTopics else { return (snapshot.state, [:]) }
+        do {
+            let positions = try JSONDecoder().decode(Positions.self, from: snapshot.state).topics
+            let suffix = Self.topicsSuffix(try Self.encodePositions(positions))
+            let prefix = Data(Self.statePrefix.utf8)
+            guard snapshot.state.starts(with: prefix), snapshot.state.count >= prefix.count + suffix.count,
+                snapshot.state.suffix(suffix.count).elementsEqual(suffix)
+            else { throw RestoreError("its snapshot's topic positions are not where this server writes them") }
+            return (Data(snapshot.state.dropFirst(prefix.count).dropLast(suffix.count)), positions)
+        } catch let error as RestoreError {
+            throw error
+        } catch {
+            throw RestoreError("its snapshot's topic positions do not decode: \(error)")
+        }
     }
 
     // MARK: - Reading
@@ -49,11 +95,14 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         }
         var state = definition.initialState
         var version: UInt64 = 0
+        var positions: [String: UInt64] = [:]
         if let snapshot = stored.snapshot {
             state = try decodeState(snapshot)
             version = snapshot.version
+            positions = try unwrap(snapshot).positions
         }
         let store = definition.makeStore(state: state, version: version)
+        if !positions.isEmpty { store.restoreTopicPositions(positions) }
         for entry in stored.log {
             guard entry.version == store.version + 1 else {
                 store.close()
@@ -74,8 +123,8 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
 
     /// A snapshot's state, after checking what wrote it.
     func decodeState(_ snapshot: StoredSnapshot) throws(RestoreError) -> State {
-        guard snapshot.format <= RecordFormat.current else {
-            throw RestoreError(newer("its snapshot", format: snapshot.format))
+        guard snapshot.format <= RecordFormat.snapshotWithTopics else {
+            throw RestoreError(newer("its snapshot", format: snapshot.format, reads: RecordFormat.snapshotWithTopics))
         }
         guard snapshot.stateType == stateType else {
             throw RestoreError(
@@ -86,7 +135,7 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
             throw RestoreError(
                 "its state has version \(snapshot.stateVersion), newer than this app's \(stateVersion)")
         }
-        var json = snapshot.state
+        var json = try unwrap(snapshot).state
         if snapshot.stateVersion < stateVersion, let migrate {
             do {
                 json = try migrate(json, snapshot.stateVersion)
@@ -120,8 +169,8 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         }
     }
 
-    private func newer(_ what: String, format: Int) -> String {
-        "\(what) has format \(format), newer than this server reads (\(RecordFormat.current))"
+    private func newer(_ what: String, format: Int, reads: Int = RecordFormat.current) -> String {
+        "\(what) has format \(format), newer than this server reads (\(reads))"
     }
 
     /// A decoding error as `at 'a.b': what was wrong`.

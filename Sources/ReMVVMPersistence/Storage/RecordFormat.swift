@@ -5,4 +5,7 @@
 public enum RecordFormat {
     /// The format written now.
     public static let current = 1
+    /// A snapshot of a session that follows topics: `{"state": <state>, "topics": {topic: position}}`.
+    /// Only such snapshots are written in it, so a session without topics stays readable by older servers.
+    public static let snapshotWithTopics = 2
 }

@@ -14,6 +14,8 @@ import ReMVVMPersistence
 struct Node: Sendable {
     let server: StoreServer
     let name: String
+    /// The app's topic hub on this node.
+    let topics: TopicHub
 
     static let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
 
@@ -30,12 +32,13 @@ struct Node: Sendable {
         configuration.threads = 2
         var durability = DurabilityConfiguration()
         durability.snapshotEvery = snapshotEvery
+        let definition = ExampleApp.definition(services: services)
         let server = StoreServer(
-            ExampleApp.definition(services: services), configuration: configuration, storage: storage,
+            definition, configuration: configuration, storage: storage,
             durability: durability,
             logger: quiet)
         try server.start()
-        return Node(server: server, name: name)
+        return Node(server: server, name: name, topics: definition.topics)
     }
 
     var port: UInt16 { server.port }

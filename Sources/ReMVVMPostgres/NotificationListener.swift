@@ -6,17 +6,22 @@ import Synchronization
     import Glibc
 #endif
 
-/// Listens on a connection and thread of its own for the takeovers other nodes announce
-/// (`NOTIFY remvvm_sessions`, payload `<session id> <new owner> <fence>`), so a node lets go of a session
-/// it lost within a second instead of at its next write. A hint only: the fence decides.
+/// Listens on a connection and thread of its own for the notices other nodes send on one channel: the
+/// takeovers they announce (`remvvm_sessions`, so a node lets go of a session it lost within a second
+/// instead of at its next write) or the topics they append to (`remvvm_topics`). Hints only: the fence
+/// decides who holds a session, and the topic log what a topic holds.
 ///
 /// Waits on the connection's socket with a timeout (so ``stop()`` is seen within a quarter of a
 /// second), and connects again, after a pause, when the connection is lost.
-final class TakeoverListener: Sendable {
+final class NotificationListener: Sendable {
     private let url: String
     private let node: String
+    private let channel: String
+    /// The end of the connection's application name (tests find the listeners by it).
+    private let role: String
     private let logger: Logger
-    private let handler: @Sendable (_ session: String, _ owner: String, _ fence: Int64) -> Void
+    private let connected: @Sendable () -> Void
+    private let handler: @Sendable (_ payload: String) -> Void
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -25,20 +30,26 @@ final class TakeoverListener: Sendable {
     /// The pause before connecting again after a failure.
     private static let reconnectPause: Duration = .seconds(1)
 
+    /// Listens on `channel` on a connection named `remvvm-server <node> <role>`; `connected` runs each time the listener (re)connects, after its LISTEN (notices
+    /// sent while it was away are lost), `handler` with each notice's payload.
     init(
-        url: String, node: String, logger: Logger,
-        handler: @escaping @Sendable (_ session: String, _ owner: String, _ fence: Int64) -> Void
+        url: String, node: String, channel: String, role: String, logger: Logger,
+        connected: @escaping @Sendable () -> Void = {},
+        handler: @escaping @Sendable (_ payload: String) -> Void
     ) {
         self.url = url
         self.node = node
+        self.channel = channel
+        self.role = role
         self.logger = logger
+        self.connected = connected
         self.handler = handler
     }
 
     /// Starts the listening thread.
     func start() {
         let thread = Thread { [self] in run() }
-        thread.name = "remvvm.takeovers"
+        thread.name = "remvvm.\(channel)"
         thread.start()
     }
 
@@ -46,7 +57,7 @@ final class TakeoverListener: Sendable {
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         if finished.wait(timeout: .now() + .seconds(1)) == .timedOut {
-            logger.warning("the takeover listener did not stop within a second")
+            logger.warning("the listener on \(channel) did not stop within a second")
         }
     }
 
@@ -59,14 +70,15 @@ final class TakeoverListener: Sendable {
                 connection = nil
                 do throws(PostgresError) {
                     let fresh = try PostgresConnection(
-                        url: url, applicationName: "remvvm-server \(node) listener")
-                    try fresh.execute("LISTEN \(PostgresSessionStorage.takeoverChannel)")
+                        url: url, applicationName: "remvvm-server \(node) \(role)")
+                    try fresh.execute("LISTEN \(channel)")
                     connection = fresh
                     failures = 0
+                    connected()
                 } catch {
                     if failures == 0 {
                         logger.warning(
-                            "cannot listen for takeovers; retrying (writes are still fenced)",
+                            "cannot listen on \(channel); retrying (the database still decides)",
                             metadata: ["error": "\(error)"])
                     }
                     failures += 1
@@ -78,15 +90,12 @@ final class TakeoverListener: Sendable {
             // Read after a timeout too: a notice that came with an earlier answer waits in libpq's queue.
             _ = poll(&descriptor, 1, Self.waitMilliseconds)
             do throws(PostgresError) {
-                for notification in try open.notifications()
-                where notification.channel == PostgresSessionStorage.takeoverChannel {
-                    let parts = notification.payload.split(separator: " ")
-                    guard parts.count == 3, let fence = Int64(parts[2]) else { continue }
-                    handler(String(parts[0]), String(parts[1]), fence)
+                for notification in try open.notifications() where notification.channel == channel {
+                    handler(notification.payload)
                 }
             } catch {
                 logger.info(
-                    "lost the takeover listener's connection; connecting again", metadata: ["error": "\(error)"])
+                    "lost the connection listening on \(channel); connecting again", metadata: ["error": "\(error)"])
                 open.close()
                 connection = nil
             }

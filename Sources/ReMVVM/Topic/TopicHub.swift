@@ -1,0 +1,315 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Carries actions between sessions: what is published to a topic is dispatched into every store whose
+/// state subscribes to it (``TopicSubscriptions``), as an action like any other.
+///
+/// Each topic has one total order: a message gets the topic's next sequence number and reaches every
+/// subscriber in that order, once. A topic keeps its latest ``TopicConfiguration/retainedMessages``
+/// messages: a new subscriber receives them first, and a session restored after a restart catches up
+/// from them. A ``StoreDefinition`` makes one hub its stores share; middleware publishes through
+/// ``MiddlewareContext/publish(_:to:)``, effects through ``EffectContext/publish(_:to:)``, and anything
+/// else (a service, an admin endpoint) here:
+///
+/// ```swift
+/// try definition.topics.publish(ChatAction.Message(from: "admin", text: "Closing at six"), to: "chat/lobby")
+/// ```
+public final class TopicHub: Sendable {
+    /// One topic: its last sequence number, retained history and subscribers, behind its own lock.
+    final class Channel: Sendable {
+        struct State {
+            var last: UInt64 = 0
+            var retained: [TopicMessage] = []
+            var subscribers: [ObjectIdentifier: TopicInbox] = [:]
+            /// Whether a shared log's history of the topic was read (always true on one node).
+            var synced = false
+        }
+
+        let state = Mutex(State())
+    }
+
+    /// The hub's limits.
+    public let configuration: TopicConfiguration
+    private let channels = Mutex<[String: Channel]>([:])
+    private let log = Mutex<(any TopicLog)?>(nil)
+    /// What decodes a shared log's messages.
+    private let actions = Mutex<ActionRegistry?>(nil)
+    let counters = TopicStatistics.Counters()
+
+    /// A hub with in-memory topics.
+    public init(configuration: TopicConfiguration = TopicConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// What the hub has done so far.
+    public var statistics: TopicStatistics { counters.snapshot }
+
+    /// Publishes `action` to `topic`: it is appended to the topic's order and dispatched into every
+    /// subscribed store (whose middleware may still block or change it).
+    ///
+    /// Delivery to up to 64 subscribers runs on the caller's thread before this returns; a larger fan-out
+    /// runs on background threads. Do not call it from a reducer or an observer (inside a store's lock).
+    ///
+    /// - Returns: The message's position in the topic.
+    /// - Throws: ``TopicError`` for an invalid topic name, an action larger than
+    ///   ``TopicConfiguration/maxMessageBytes``, or a topic log that cannot store it.
+    @discardableResult
+    public func publish(_ action: some StoreAction, to topic: String) throws(TopicError) -> UInt64 {
+        try publish(action as any StoreAction, to: [topic])[0]
+    }
+
+    /// Publishes `action` to each of `topics`, in order; see ``publish(_:to:)-(_,String)``.
+    ///
+    /// - Returns: The message's position in each topic.
+    /// - Throws: ``TopicError`` when there are more than ``TopicConfiguration/maxTopicsPerPublish`` topics or
+    ///   for any reason a single publish throws; nothing is published then.
+    @discardableResult
+    public func publish(_ action: any StoreAction, to topics: [String]) throws(TopicError) -> [UInt64] {
+        guard topics.count <= configuration.maxTopicsPerPublish else {
+            throw TopicError(
+                .tooManyTopics,
+                "a publish may name at most \(configuration.maxTopicsPerPublish) topics, not \(topics.count)")
+        }
+        for topic in topics { try TopicName.validate(topic) }
+        let encoded: Data
+        do {
+            encoded = try ActionRegistry.encode(action)
+        } catch {
+            throw TopicError(.unavailable, "'\(action.wireName)' cannot be encoded: \(error)")
+        }
+        guard encoded.count <= configuration.maxMessageBytes else {
+            throw TopicError(
+                .messageTooLarge,
+                "'\(action.wireName)' is \(encoded.count) bytes as JSON, more than the \(configuration.maxMessageBytes) a topic message may be"
+            )
+        }
+        let log = self.log.withLock { $0 }
+        var sequences: [UInt64] = []
+        var woken: [TopicInbox] = []
+        for topic in topics {
+            let (sequence, inboxes) = try append(
+                action, encoded: encoded, to: channel(for: topic), topic: topic, log: log)
+            sequences.append(sequence)
+            woken += inboxes
+        }
+        counters.published.add(topics.count, ordering: .relaxed)
+        Self.runPasses(woken)
+        return sequences
+    }
+
+    /// The retained messages of `topic`, oldest first.
+    public func history(of topic: String) -> [TopicMessage] {
+        guard let channel = channels.withLock({ $0[topic] }) else { return [] }
+        return channel.state.withLock { $0.retained }
+    }
+
+    /// How many stores subscribe to `topic`.
+    public func subscriberCount(of topic: String) -> Int {
+        guard let channel = channels.withLock({ $0[topic] }) else { return 0 }
+        return channel.state.withLock { $0.subscribers.count }
+    }
+
+    /// Keeps the retained history in `log` from now on, after loading what it holds (decoded with
+    /// `actions`); called once at start, before any session subscribes. A second call does nothing.
+    ///
+    /// - Throws: The log's error when it cannot be read; a stored message that no longer decodes is skipped.
+    ///
+    /// A shared log (``TopicLog/isShared``) is read per topic instead, when a store first subscribes to it
+    /// and whenever the log wakes the hub (``TopicLog/watchTopics(_:)``).
+    @_spi(ReMVVMServer) public func attach(_ log: any TopicLog, actions: ActionRegistry) throws {
+        guard self.log.withLock({ $0 == nil }) else { return }
+        if log.isShared {
+            self.log.withLock { $0 = log }
+            self.actions.withLock { $0 = actions }
+            log.watchTopics { [weak self] topic, sequence in self?.wake(topic, through: sequence) }
+            return
+        }
+        let entries = try log.retainedTopicMessages()
+        for entry in entries {
+            let channel = channel(for: entry.topic)
+            let action = try? actions.decodeActions(from: entry.action).first
+            channel.state.withLock { state in
+                state.last = max(state.last, entry.sequence)
+                guard let action else { return }
+                state.retained.append(TopicMessage(topic: entry.topic, sequence: entry.sequence, action: action))
+                if state.retained.count > configuration.retainedMessages { state.retained.removeFirst() }
+            }
+        }
+        self.log.withLock { $0 = log }
+    }
+
+    // MARK: - Subscribers
+
+    /// Subscribes `inbox` to `topic` and queues what it must receive first: the retained history for a new
+    /// subscriber (`cursor` nil), else the messages after `cursor`, preceded by a ``TopicGap`` when some
+    /// of them are no longer retained. Returns the inboxes whose pass the caller must start once it holds
+    /// no lock: `inbox`, and with a shared log the other subscribers of what reading it brought.
+    func subscribe(_ inbox: TopicInbox, to topic: String, after cursor: UInt64?) -> [TopicInbox] {
+        let channel = channel(for: topic)
+        let shared = sharedLog()
+        var woken: [TopicInbox] = []
+        let needsPass = channel.state.withLock { state in
+            if let shared { woken = sync(&state, topic: topic, from: shared) }
+            state.subscribers[ObjectIdentifier(inbox)] = inbox
+            var backlog: [TopicMessage] = []
+            if let cursor {
+                let first = state.retained.first?.sequence ?? state.last + 1
+                if cursor + 1 < first || cursor > state.last {
+                    // Some messages are gone (or the topic's history restarted): say so, then resume.
+                    let gap = TopicGap(topic: topic, after: cursor, resumedAt: first)
+                    backlog.append(TopicMessage(topic: topic, sequence: first - 1, action: gap))
+                    counters.gaps.add(1, ordering: .relaxed)
+                }
+                backlog += state.retained.filter { $0.sequence > cursor || cursor > state.last }
+            } else {
+                backlog = state.retained
+            }
+            return inbox.enqueue(backlog)
+        }
+        return needsPass ? woken.filter { $0 !== inbox } + [inbox] : woken.filter { $0 !== inbox }
+    }
+
+    /// Stops delivering `topic` to `inbox`, and drops what of it is still queued.
+    func unsubscribe(_ inbox: TopicInbox, from topic: String) {
+        guard let channel = channels.withLock({ $0[topic] }) else { return }
+        channel.state.withLock { state in _ = state.subscribers.removeValue(forKey: ObjectIdentifier(inbox)) }
+        inbox.discard(topic: topic)
+    }
+
+    /// A new inbox counted in this hub's statistics.
+    func makeInbox() -> TopicInbox {
+        TopicInbox(maxPerPass: configuration.maxDeliveriesPerPass, statistics: counters)
+    }
+
+    /// Runs one pass of each inbox: on this thread for up to 64, else in chunks on background threads.
+    static func runPasses(_ inboxes: [TopicInbox]) {
+        guard inboxes.count > 64 else {
+            for inbox in inboxes { inbox.runPass() }
+            return
+        }
+        let chunks = stride(from: 0, to: inboxes.count, by: 64).map { Array(inboxes[$0..<min($0 + 64, inboxes.count)]) }
+        for chunk in chunks {
+            DispatchQueue.global().async {
+                for inbox in chunk { inbox.runPass() }
+            }
+        }
+    }
+
+    // MARK: - Private
+
+    private func channel(for topic: String) -> Channel {
+        channels.withLock { channels in
+            if let channel = channels[topic] { return channel }
+            let channel = Channel()
+            channels[topic] = channel
+            return channel
+        }
+    }
+
+    /// Appends one message under the topic's lock and queues it for every subscriber; returns its sequence
+    /// and the inboxes that need a pass.
+    private func append(
+        _ action: any StoreAction, encoded: Data, to channel: Channel, topic: String, log: (any TopicLog)?
+    ) throws(TopicError) -> (UInt64, [TopicInbox]) {
+        let retaining = configuration.retainedMessages
+        let result = channel.state.withLock { state -> Result<(UInt64, [TopicInbox]), TopicError> in
+            let sequence: UInt64
+            if let log {
+                do {
+                    sequence = try log.append(topic: topic, action: encoded, retaining: retaining)
+                } catch {
+                    return .failure(TopicError(.unavailable, "topic '\(topic)' cannot store the message: \(error)"))
+                }
+            } else {
+                sequence = state.last + 1
+            }
+            if let log, log.isShared, !state.synced || sequence != state.last + 1 {
+                // Other nodes published in between (or the topic was never read): read the log up to and
+                // with this message, so that every subscriber here gets them all in the database's order.
+                return .success((sequence, sync(&state, topic: topic, from: log)))
+            }
+            state.last = sequence
+            let message = TopicMessage(topic: topic, sequence: sequence, action: action)
+            if retaining > 0 {
+                state.retained.append(message)
+                if state.retained.count > retaining { state.retained.removeFirst(state.retained.count - retaining) }
+            }
+            var woken: [TopicInbox] = []
+            for inbox in state.subscribers.values where inbox.enqueue(CollectionOfOne(message)) {
+                woken.append(inbox)
+            }
+            return .success((sequence, woken))
+        }
+        return try result.get()
+    }
+
+    // MARK: - A shared log
+
+    /// The attached log when several nodes share it.
+    private func sharedLog() -> (any TopicLog)? {
+        log.withLock { log in log.flatMap { $0.isShared ? $0 : nil } }
+    }
+
+    /// Another node appended to `topic` (nil: to any topic), up to `sequence` when known: reads the new
+    /// messages of every topic with a subscriber here and queues them, in the database's order, for its
+    /// subscribers. A topic this node already has through `sequence` (its own publish) is not read.
+    @_spi(ReMVVMServer) public func wake(_ topic: String?, through sequence: UInt64? = nil) {
+        guard let log = sharedLog() else { return }
+        let woken: [(String, Channel)] = channels.withLock { channels in
+            if let topic { return channels[topic].map { [(topic, $0)] } ?? [] }
+            return channels.map { ($0.key, $0.value) }
+        }
+        var inboxes: [TopicInbox] = []
+        for (name, channel) in woken {
+            inboxes += channel.state.withLock { state in
+                // A topic nobody here hears is read again when someone subscribes.
+                guard !state.subscribers.isEmpty else { return [] }
+                if let sequence, state.synced, sequence <= state.last { return [] }
+                return sync(&state, topic: name, from: log)
+            }
+        }
+        counters.wakeUps.add(1, ordering: .relaxed)
+        Self.runPasses(inboxes)
+    }
+
+    /// Reads the shared log's messages of `topic` after the last one this node has, under the topic's lock,
+    /// appends them to its history and queues them for its subscribers; returns the inboxes that need a
+    /// pass. When the log no longer holds the next message, the subscribers are told (a ``TopicGap``) and
+    /// the history starts again from what the log holds, so it never has a hole.
+    private func sync(_ state: inout Channel.State, topic: String, from log: any TopicLog) -> [TopicInbox] {
+        let read: (last: UInt64, entries: [TopicLogEntry])
+        do {
+            read = try log.messages(of: topic, after: state.synced ? state.last : 0)
+        } catch {
+            // The next publish, wake-up or subscription reads again.
+            counters.readFailures.add(1, ordering: .relaxed)
+            return []
+        }
+        let actions = self.actions.withLock { $0 }
+        let fresh = read.entries.filter { !state.synced || $0.sequence > state.last }
+        var queued: [TopicMessage] = []
+        if let first = fresh.first?.sequence ?? (read.last > state.last ? read.last + 1 : nil),
+            state.synced, first > state.last + 1
+        {
+            let gap = TopicGap(topic: topic, after: state.last, resumedAt: first)
+            queued.append(TopicMessage(topic: topic, sequence: first - 1, action: gap))
+            state.retained = []
+            counters.gaps.add(1, ordering: .relaxed)
+        }
+        if !state.synced { state.retained = [] }
+        for entry in fresh {
+            guard let action = try? actions?.decodeActions(from: entry.action).first else { continue }
+            let message = TopicMessage(topic: topic, sequence: entry.sequence, action: action)
+            state.retained.append(message)
+            // A first read is history for the subscribers to come (``subscribe(_:to:after:)`` queues it).
+            if state.synced || !state.subscribers.isEmpty { queued.append(message) }
+        }
+        let retaining = configuration.retainedMessages
+        if state.retained.count > retaining { state.retained.removeFirst(state.retained.count - retaining) }
+        state.last = max(state.last, read.last, fresh.last?.sequence ?? 0)
+        state.synced = true
+        guard !queued.isEmpty else { return [] }
+        return state.subscribers.values.filter { $0.enqueue(queued) }
+    }
+}

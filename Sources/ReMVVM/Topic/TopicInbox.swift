@@ -1,0 +1,75 @@
+import Dispatch
+import Synchronization
+
+/// One store's queue of topic messages not yet delivered, and the lock that orders its subscription
+/// changes.
+///
+/// The hub appends to it under the topic's lock, so each topic's messages arrive in sequence order.
+/// One pass at a time takes at most ``TopicConfiguration/maxDeliveriesPerPass`` messages and delivers
+/// them as one commit; when more wait, the next pass runs on a background thread, so a busy topic never
+/// holds a session's lock (or a publisher's thread) for longer than one bounded pass.
+final class TopicInbox: Sendable {
+    struct Contents {
+        var queue: [TopicMessage] = []
+        /// Whether a pass is running or scheduled: whoever finds it false when appending starts one.
+        var draining = false
+    }
+
+    private let contents = Mutex(Contents())
+    /// Held while the store changes its subscriptions, so that two commits' changes apply in order.
+    let subscriptionLock = Mutex(())
+    /// Delivers one pass's messages into the store; set once the store exists, and weak in it.
+    private let receiver = Mutex<(@Sendable ([TopicMessage]) -> Void)?>(nil)
+    private let maxPerPass: Int
+    private let statistics: TopicStatistics.Counters
+
+    init(maxPerPass: Int, statistics: TopicStatistics.Counters) {
+        self.maxPerPass = max(maxPerPass, 1)
+        self.statistics = statistics
+    }
+
+    /// Sets what receives the messages.
+    func connect(_ receiver: @escaping @Sendable ([TopicMessage]) -> Void) {
+        self.receiver.withLock { $0 = receiver }
+    }
+
+    /// Appends messages; true when the caller must start a pass (``runPass()``), after releasing its locks.
+    func enqueue(_ messages: some Sequence<TopicMessage>) -> Bool {
+        contents.withLock { contents in
+            contents.queue.append(contentsOf: messages)
+            guard !contents.draining, !contents.queue.isEmpty else { return false }
+            contents.draining = true
+            return true
+        }
+    }
+
+    /// Drops the queued messages of `topic` (the store left it).
+    func discard(topic: String) {
+        contents.withLock { $0.queue.removeAll { $0.topic == topic } }
+    }
+
+    /// How many messages wait.
+    var count: Int { contents.withLock { $0.queue.count } }
+
+    /// Delivers up to ``TopicConfiguration/maxDeliveriesPerPass`` messages, then schedules the next pass on a
+    /// background thread when more wait.
+    func runPass() {
+        let batch = contents.withLock { contents -> [TopicMessage] in
+            let taken = Array(contents.queue.prefix(maxPerPass))
+            contents.queue.removeFirst(taken.count)
+            if taken.isEmpty { contents.draining = false }
+            return taken
+        }
+        guard !batch.isEmpty else { return }
+        statistics.passes.add(1, ordering: .relaxed)
+        statistics.delivered.add(batch.count, ordering: .relaxed)
+        receiver.withLock { $0 }?(batch)
+        let more = contents.withLock { contents -> Bool in
+            if contents.queue.isEmpty { contents.draining = false }
+            return contents.draining
+        }
+        guard more else { return }
+        statistics.deferredPasses.add(1, ordering: .relaxed)
+        DispatchQueue.global().async { self.runPass() }
+    }
+}
