@@ -3,10 +3,10 @@
 # in-process benchmark, the C floors and clients, runs every scenario, and prints one table with the
 # server's figures, the floor's from the same run, their ratio and PASS/MISS against the targets. The
 # table is also written to bench/bin/results.md (the source of BENCHMARKS.md's table).
-# usage: bench/run.sh [dispatch] [poll] [repoll] [sse] [sessions] [inprocess] [durability] [cluster] [topics]   (default: all)
+# usage: bench/run.sh [dispatch] [poll] [repoll] [sse] [sessions] [inprocess] [durability] [postgres] [cluster] [topics]   (default: all)
 source "$(dirname "$0")/lib.sh"
 
-scenarios=${*:-dispatch poll repoll sse sessions inprocess durability cluster topics}
+scenarios=${*:-dispatch poll repoll sse sessions inprocess durability postgres cluster topics}
 need_tools
 build_c
 build_server
@@ -32,6 +32,7 @@ for s in $scenarios; do
         sessions) cmd=("$BENCH_DIR/sessions.sh") ;;
         inprocess) cmd=("$BENCH_DIR/inprocess.sh") ;;
         durability) cmd=("$BENCH_DIR/durability.sh") ;;
+        postgres) cmd=("$BENCH_DIR/postgres.sh") ;;
         cluster) cmd=("$BENCH_DIR/cluster.sh") ;;
         topics) cmd=("$BENCH_DIR/topics.sh") ;;
         *) die "unknown scenario $s" ;;
