@@ -129,6 +129,17 @@ cmhd_connection_socket (struct MHD_Connection *connection)
 }
 
 /**
+ * Sets a connection's inactivity timeout to `seconds` (MHD_CONNECTION_OPTION_TIMEOUT; 0: none):
+ * the daemon closes the connection once it has been inactive, and not suspended, that long.
+ * Call it on the thread that runs the daemon. Returns MHD_YES on success.
+ */
+static inline enum MHD_Result
+cmhd_connection_set_timeout (struct MHD_Connection *connection, unsigned int seconds)
+{
+  return MHD_set_connection_option (connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+
+/**
  * Writes the current time as an HTTP date ("Thu, 26 Nov 2026 14:50:00 GMT", RFC 9110) into
  * `buffer` of `capacity` bytes, NUL-terminated; returns its length, 0 if it did not fit.
  */

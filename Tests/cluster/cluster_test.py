@@ -5,10 +5,7 @@ scripts/cluster on 127.0.0.1 in a directory of their own, driven over real HTTP.
     python3 Tests/cluster/cluster_test.py [kill9] [sigstop] [postgres] [rolling] [chat]   (default: all five)
 
 REMVVM_SERVER_BIN names the server binary (default .build/debug/remvvm-server).
-CLUSTER_TEST_EXPECTED_FAILURES names scenarios known to fail because of the server (each one a known,
-reported bug): they still run and print what broke (XFAIL) without failing the run; one that passes
-says so (XPASS: take it off the list). Some of those bugs show in some runs only. Each scenario starts
-its own cluster and stops it; a failure prints what was seen and the tails of the logs, and the
+Each scenario starts its own cluster and stops it; a failure prints what was seen and the tails of the logs, and the
 script exits 1 after running the others. Standard library only.
 
 What the clients do is what a well-behaved client does: every dispatch carries an Idempotency-Key
@@ -787,24 +784,17 @@ def main():
         sys.exit(f"unknown scenario {unknown}; choose from {list(SCENARIOS)}")
     if not os.access(BINARY, os.X_OK):
         sys.exit(f"no server binary at {BINARY}: run `swift build` first, or set REMVVM_SERVER_BIN")
-    expected = set(os.environ.get("CLUSTER_TEST_EXPECTED_FAILURES", "").split())
     failed = []
     for name in names:
         started = time.monotonic()
         cluster = Cluster()
         try:
             summary = SCENARIOS[name](cluster)
-            if name in expected:
-                print(f"XPASS {name} ({time.monotonic() - started:.1f} s): passed this time; take it off "
-                      f"CLUSTER_TEST_EXPECTED_FAILURES once its bug is fixed: {summary}", flush=True)
-            else:
-                print(f"PASS {name} ({time.monotonic() - started:.1f} s): {summary}", flush=True)
+            print(f"PASS {name} ({time.monotonic() - started:.1f} s): {summary}", flush=True)
         except Exception as error:  # a scenario's failure is reported and the next one still runs
             kept = cluster.keep_logs(name)
-            verdict = "XFAIL" if name in expected else "FAIL"
-            if name not in expected:
-                failed.append(name)
-            print(f"{verdict} {name} ({time.monotonic() - started:.1f} s): {error}\n{cluster.logs()}\n"
+            failed.append(name)
+            print(f"FAIL {name} ({time.monotonic() - started:.1f} s): {error}\n{cluster.logs()}\n"
                   f"(logs kept in {kept})", flush=True)
         finally:
             cluster.close()

@@ -66,9 +66,9 @@ func mhdRequestCompleted(
     core.endRequest(Unmanaged<Responder>.fromOpaque(existing).takeRetainedValue())
 }
 
-/// The connection callback (`MHD_OPTION_NOTIFY_CONNECTION`), on the worker: a connection opened counts against
-/// its client's limit (the counted client is kept in the socket context), and one closing leaves it and its
-/// worker's held answers.
+/// The connection callback (`MHD_OPTION_NOTIFY_CONNECTION`), on the worker: a connection opened joins its worker's
+/// open connections and counts against its client's limit (the counted client is kept in the socket context), and
+/// one closing leaves them and its worker's held answers.
 func mhdConnectionNotified(
     _ closure: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
@@ -79,11 +79,13 @@ func mhdConnectionNotified(
     let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
+        worker.connectionOpened(connection)
         // The client's address plus one bit above it, so that a counted client is never a null context.
         if let client = worker.core.connectionOpened(connection) {
             socketContext.pointee = UnsafeMutableRawPointer(bitPattern: UInt(client) | (1 << 32))
         }
     case .CONNECTION_NOTIFY_CLOSED:
+        worker.connectionClosing(connection)
         worker.forgetHeld(socket: cmhd_connection_socket(connection))
         if let counted = socketContext.pointee {
             socketContext.pointee = nil

@@ -135,11 +135,14 @@ public final class HTTPServer: Sendable {
     }
 
     /// Starts draining: the server stops accepting connections (the kernel refuses new ones, so a reverse proxy
-    /// sends them to another server at once, nothing having been sent), and every answer from now on closes its
-    /// connection, so that a client sends no further request on it. Requests on the connections already open are
-    /// still handled. Then waits at most `grace` until no open connection is idle or busy (every one left is
-    /// parked), so that idle keep-alive connections are used once more and closed with their answer rather than
-    /// cut by ``stop(answeringPendingWith:)``. Returns whether they all went within `grace`.
+    /// sends them to another server at once, nothing having been sent; those the kernel had completed already are
+    /// taken over by the workers, not reset), and every answer from now on closes its connection, so that a client
+    /// sends no further request on it. Requests on the connections already open are still handled. A keep-alive
+    /// connection idle between requests is closed by the server within 1 s (libmicrohttpd's shortest inactivity
+    /// timeout; at once if it was idle that long), so that its client sees the close while the connection is idle
+    /// rather than when ``stop(answeringPendingWith:)`` cuts it, possibly just as a request arrives on it. Then
+    /// waits at most `grace` until no open connection is idle or busy (every one left is parked). Returns whether
+    /// they all went within `grace`.
     @discardableResult
     public func drain(grace: Duration) -> Bool {
         let running: [WorkerLoop]? = lifecycle.withLock { lifecycle in

@@ -55,6 +55,14 @@ final class WorkerLoop: Sendable {
         let pointer: OpaquePointer
     }
 
+    /// A connection the daemon holds (`struct MHD_Connection *`).
+    // Safety: it is passed to libmicrohttpd only on the worker thread, while it is in ``connections``: from the
+    // daemon's open notification to its close notification, which the worker thread receives while it runs the
+    // daemon (and ``stopDaemon()`` after the loop stopped, when nothing else uses the set).
+    private struct OpenConnection: @unchecked Sendable, Hashable {
+        let pointer: OpaquePointer
+    }
+
     /// The epoll tokens of the two descriptors in the worker's own set.
     private static let wakeToken: UInt64 = 0
     private static let daemonToken: UInt64 = 1
@@ -77,6 +85,13 @@ final class WorkerLoop: Sendable {
     private let maxResumeDelay: Int64
     /// Set once the daemon accepts no more connections and its descriptor of the listening socket is closed.
     private let quiesced = Atomic<Bool>(false)
+    /// The connections the daemon holds, from its open notification to its close notification: a drain gives
+    /// each of them the short inactivity timeout (``closeIdleConnections()``). Touched on the worker thread,
+    /// and by ``stopDaemon()`` once the loop stopped.
+    private let connections = Mutex(Set<OpenConnection>())
+
+    /// The inactivity timeout a drain gives every open connection, in seconds: the shortest libmicrohttpd takes.
+    static let drainingIdleTimeout: UInt32 = 1
 
     /// A worker with its epoll set and wake-up eventfd; `nil` if the kernel refuses either.
     init?(core: ServerCore, index: Int, connectionLimit: Int = Int(UInt32.max)) {
@@ -239,6 +254,18 @@ final class WorkerLoop: Sendable {
         corks.withLock { $0.forget(socket) }
     }
 
+    // MARK: - Connections
+
+    /// The daemon opened `connection` (its open notification, on the worker thread).
+    func connectionOpened(_ connection: OpaquePointer) {
+        connections.withLock { _ = $0.insert(OpenConnection(pointer: connection)) }
+    }
+
+    /// The daemon is closing `connection` (its close notification): it is not touched any more.
+    func connectionClosing(_ connection: OpaquePointer) {
+        connections.withLock { _ = $0.remove(OpenConnection(pointer: connection)) }
+    }
+
     /// Pushes every corked socket answered on during the pass that just ended, together, and corks them again.
     private func releaseHeldAnswers(_ scratch: inout [Int32]) {
         corks.withLock { swap(&scratch, &$0.answered) }
@@ -262,10 +289,59 @@ final class WorkerLoop: Sendable {
         guard !quiesced.load(ordering: .relaxed) else { return }
         let descriptor = MHD_quiesce_daemon(daemon.pointer)
         // The daemon no longer closes it (it was quiesced): ours to close. -1: no listening socket any more.
-        if descriptor >= 0, close(descriptor) != 0 {
-            core.report("worker \(index) cannot close its listening descriptor (errno \(errno))")
+        if descriptor >= 0 {
+            adoptWaitingConnections(on: descriptor, daemon)
+            if close(descriptor) != 0 {
+                core.report("worker \(index) cannot close its listening descriptor (errno \(errno))")
+            }
         }
+        closeIdleConnections()
         quiesced.store(true, ordering: .releasing)
+    }
+
+    /// Hands the quiesced daemon the connections the kernel completed on the listening socket that no daemon has
+    /// accepted yet, right before this worker closes its descriptor of it: when the last descriptor closes, the
+    /// kernel resets every connection still waiting, and its client may have sent a request on it already (to a
+    /// reverse proxy, a request it may not resend). What arrives between the last accept and the close is reset
+    /// still: a window of two system calls instead of a whole pass.
+    private func adoptWaitingConnections(on listening: Int32, _ daemon: Daemon) {
+        // libmicrohttpd made the socket non-blocking for its epoll mode; a blocking one would block here.
+        guard fcntl(listening, F_GETFL) & O_NONBLOCK != 0 else { return }
+        while true {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &address) { storage in
+                storage.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    remvvm_accept_waiting(listening, $0, &length)
+                }
+            }
+            guard client >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return  // EAGAIN: nothing waits any more.
+            }
+            let added = withUnsafePointer(to: &address) { storage in
+                storage.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    MHD_add_connection(daemon.pointer, client, $0, length)
+                }
+            }
+            if added != MHD_Result.YES {  // libmicrohttpd closed it.
+                core.report("worker \(index) could not hand a waiting connection to its daemon (errno \(errno))")
+            }
+        }
+    }
+
+    /// Draining (on the worker thread, the listening socket left): gives every open connection libmicrohttpd's
+    /// shortest inactivity timeout (``drainingIdleTimeout``), so that the daemon itself closes each keep-alive
+    /// connection idle between requests, at once if it was idle that long, else within that time. Its client (a
+    /// reverse proxy's keep-alive pool) sees the close while the connection is idle and drops it, rather than
+    /// sending a request on it just as the stop cuts it (a reset, and a request lost that the proxy may not
+    /// resend). The others are unaffected: a parked one has no timeout while suspended, one reading a request or
+    /// writing an answer is active, and every answer from now on closes its connection anyway.
+    private func closeIdleConnections() {
+        let open = connections.withLock { $0 }
+        for connection in open where cmhd_connection_set_timeout(connection.pointer, Self.drainingIdleTimeout) != .YES {
+            core.report("worker \(index) cannot shorten a draining connection's timeout; the stop closes it")
+        }
     }
 
     private func run(_ daemon: Daemon, pinnedTo cpu: Int?) {

@@ -41,8 +41,9 @@ public struct ServerConfiguration: Sendable {
     public var idempotencyKeysPerSession = 256
     /// How long a stopping server, which no longer accepts connections, keeps serving the ones open (each answer
     /// then closing its connection) before it answers its parked requests and closes; it moves on sooner once
-    /// no connection is idle or busy. Long enough for a reverse proxy to use each of its idle keep-alive
-    /// connections once more, so that none is cut just as a request is sent on it.
+    /// no connection is idle or busy. Idle keep-alive connections are closed within 1 s of the drain's start (the
+    /// shortest inactivity timeout libmicrohttpd takes), so a period of 1 s or more lets them all close while
+    /// idle, rather than be cut by the stop just as a reverse proxy sends a request on one.
     public var drainPeriod: Duration = .seconds(1)
     /// How the HTTP workers tune their event loops (``TransportTuning``): for the executable's benchmark
     /// switches, not part of the public configuration.
