@@ -164,24 +164,30 @@ def dispatch(http, session, key=None, deadline_s=30.0, stop=None):
     return None
 
 
-def read_session(http, session, deadline_s=10.0):
-    """(version, counter) of a GET, retried on 503/502/connection errors."""
+def read_views(http, session, views, deadline_s=10.0):
+    """A GET of the session's `views` (the parsed answer), retried on 503/502/connection errors, so it reads
+    through a takeover."""
     deadline = time.monotonic() + deadline_s
     last = None
     while time.monotonic() < deadline:
         try:
-            status, response, body = http.request("GET", session.path("?views=counter"), None, session.headers())
+            status, response, body = http.request("GET", session.path(f"?views={views}"), None, session.headers())
         except (OSError, HTTPException) as error:
             last = repr(error)
             time.sleep(0.05)
             continue
         if status == 200:
-            answer = json.loads(body)
-            return answer["version"], int(answer["views"]["counter"]["counter"])
+            return json.loads(body)
         last = f"{status} {body[:200]!r}"
-        check(status in RETRYABLE, f"reading session {session.id} answered {last}")
+        check(status in RETRYABLE, f"reading {views} of session {session.id} answered {last}")
         time.sleep(retry_delay(response))
-    raise Failure(f"session {session.id} not readable within {deadline_s:.0f} s (last: {last})")
+    raise Failure(f"{views} of session {session.id} not readable within {deadline_s:.0f} s (last: {last})")
+
+
+def read_session(http, session, deadline_s=10.0):
+    """(version, counter) of a GET, retried through a takeover."""
+    answer = read_views(http, session, "counter", deadline_s)
+    return answer["version"], int(answer["views"]["counter"]["counter"])
 
 
 def verify_exact(session, http):
@@ -639,23 +645,9 @@ def dispatch_action(http, session, action, deadline_s=30.0):
 
 
 def chat_lines(http, session, deadline_s=10.0):
-    """The session's chat view as `from: text` lines, read through a takeover (retried on 502/503)."""
-    deadline = time.monotonic() + deadline_s
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            status, response, body = http.request("GET", session.path("?views=chat"), None, session.headers())
-        except (OSError, HTTPException) as error:
-            last = repr(error)
-            time.sleep(0.05)
-            continue
-        if status == 200:
-            messages = json.loads(body)["views"]["chat"]["messages"]
-            return [f"{m['from']}: {m['text']}" for m in messages]
-        last = f"{status} {body[:200]!r}"
-        check(status in RETRYABLE, f"reading the chat of {session.id} answered {last}")
-        time.sleep(retry_delay(response))
-    raise Failure(f"the chat of session {session.id} not readable within {deadline_s:.0f} s (last: {last})")
+    """The session's chat view as `from: text` lines, read through a takeover."""
+    messages = read_views(http, session, "chat", deadline_s)["views"]["chat"]["messages"]
+    return [f"{m['from']}: {m['text']}" for m in messages]
 
 
 def wake_latency(cluster, hearer_node, room, rounds=20):
