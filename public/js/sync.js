@@ -92,7 +92,8 @@ export class Sync {
     on('reset', (data) => this.replica.applyReset(data));
     on('end', ({ reason }) => {
       source.close();
-      if (reason === 'shutdown') this.#fallBack(run);
+      // The server stopped, or another node took the session over: the session lives on, so reconnect.
+      if (reason === 'shutdown' || reason === 'moved') this.#fallBack(run);
       else this.#gone(reason);
     });
     source.onerror = () => {
