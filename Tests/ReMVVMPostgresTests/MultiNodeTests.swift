@@ -42,12 +42,7 @@ final class MultiNodeTests {
         let nodeA = try Node.start("node-a", on: database)
         let nodeB = try Node.start("node-b", on: database)
         try await database.waitForListeners(2)
-        let session = try await onOwnThread {
-            let client = try nodeA.client()
-            let session = try client.createSession()
-            for _ in 0..<2 { #expect(try client.dispatch(session).status == 200) }
-            return session
-        }
+        let session = try await nodeA.session(dispatching: 2)
         #expect(nodeB.server.sessionCount == 0)
         #expect(try lease(session).owner == "node-a")
 
@@ -66,12 +61,7 @@ final class MultiNodeTests {
     @Test func concurrentFirstRequestsShareOneLoad() async throws {
         let nodeA = try Node.start("node-a", on: database)
         let nodeB = try Node.start("node-b", on: database)
-        let session = try await onOwnThread {
-            let client = try nodeA.client()
-            let session = try client.createSession()
-            #expect(try client.dispatch(session).status == 200)
-            return session
-        }
+        let session = try await nodeA.session(dispatching: 1)
         // The session's row locked behind node B's back: its load waits until the lock goes.
         let blocker = try database.connect()
         try blocker.execute("BEGIN")
@@ -220,12 +210,7 @@ final class MultiNodeTests {
     @Test func aNodePausedBeforeItsWriteNeverAcknowledgesAVersionTwice() async throws {
         let nodeA = try Node.start("node-a", on: database, listens: false)
         let nodeB = try Node.start("node-b", on: database, listens: false)
-        let session = try await onOwnThread {
-            let client = try nodeA.client()
-            let session = try client.createSession()
-            #expect(try client.dispatch(session).status == 200)
-            return session
-        }
+        let session = try await nodeA.session(dispatching: 1)
         // Version 2's log row held by an open transaction: node A's write of it waits, as if paused.
         let holder = try database.connect()
         try holder.execute("BEGIN")
@@ -257,12 +242,7 @@ final class MultiNodeTests {
         let nodeA = try Node.start("node-a", on: database)
         let nodeB = try Node.start("node-b", on: database)
         try await database.waitForListeners(2)
-        let session = try await onOwnThread {
-            let client = try nodeA.client()
-            let session = try client.createSession()
-            #expect(try client.dispatch(session).status == 200)
-            return session
-        }
+        let session = try await nodeA.session(dispatching: 1)
         async let streamed = onOwnThread {
             let client = try nodeA.client(timeout: .seconds(10))
             let opened = try client.http.openEventStream(
@@ -294,12 +274,7 @@ final class MultiNodeTests {
     @Test func aCursorFromBeforeTheMoveGetsAChangeNotAReset() async throws {
         let nodeA = try Node.start("node-a", on: database, snapshotEvery: 2)
         let nodeB = try Node.start("node-b", on: database)
-        let session = try await onOwnThread {
-            let client = try nodeA.client()
-            let session = try client.createSession()
-            for _ in 0..<3 { #expect(try client.dispatch(session).status == 200) }
-            return session
-        }
+        let session = try await nodeA.session(dispatching: 3)
         try await onOwnThread {
             let client = try nodeB.client()
             // From before the snapshot node B loads from, and from the log after it: changes both.
@@ -354,12 +329,7 @@ final class MultiNodeTests {
     @Test func whileTheDatabaseIsDownLoadsAre503AndHeldViewsStillRead() async throws {
         let nodeA = try Node.start("node-a", on: database)
         let nodeB = try Node.start("node-b", on: database)
-        let session = try await onOwnThread {
-            let client = try nodeA.client()
-            let session = try client.createSession()
-            #expect(try client.dispatch(session).status == 200)
-            return session
-        }
+        let session = try await nodeA.session(dispatching: 1)
         try database.refuseConnections(true)
         try await onOwnThread {
             let refused = try nodeB.client().read(session)

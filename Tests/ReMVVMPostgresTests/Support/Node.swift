@@ -5,6 +5,7 @@ import Logging
 import PostgresTestSupport
 import ReMVVM
 import ReMVVMPersistence
+import Testing
 
 @testable import ReMVVMPostgres
 @testable import ReMVVMServer
@@ -46,6 +47,16 @@ struct Node: Sendable {
     /// A client on a new connection to this node.
     func client(timeout: Duration = .seconds(5)) throws -> NodeClient {
         try NodeClient(http: TestHTTPClient(port: port, timeout: timeout))
+    }
+
+    /// A new session on this node with `dispatches` acknowledged `counter/increase`s (each checked).
+    func session(dispatching dispatches: Int) async throws -> ClusterSession {
+        try await onOwnThread { [self] in
+            let client = try client()
+            let session = try client.createSession()
+            for _ in 0..<dispatches { #expect(try client.dispatch(session).status == 200) }
+            return session
+        }
     }
 
     /// Stops (drains) the node on a thread of its own.
