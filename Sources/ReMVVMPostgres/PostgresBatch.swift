@@ -19,6 +19,8 @@ struct PostgresBatch {
     private var keyRows: [(session: String, key: StoredIdempotencyKey)] = []
     /// Sessions whose identity, log, snapshot or keys this batch writes: their fences are checked.
     private var written: Set<String> = []
+    /// The latest expiry touched per session, written in one statement after everything else.
+    private var touches: [String: Date] = [:]
 
     /// Rows per multi-row INSERT (PostgreSQL takes at most 65,535 parameters per statement).
     private static let rowsPerInsert = 1_000
@@ -29,6 +31,7 @@ struct PostgresBatch {
         self.fences = fences
         for change in Self.foldingAnswers(changes) { plan(change) }
         flush()
+        addTouches()
         checkFences()
     }
 
@@ -50,15 +53,18 @@ struct PostgresBatch {
         case .create(let record):
             add(
                 """
-                INSERT INTO sessions (id, token_hash, epoch, created, format, owner, fence)
-                VALUES ($1::text, $2::text, $3::text, $4::double precision, $5::integer, $6::text, 1)
+                INSERT INTO sessions (id, token_hash, epoch, created, format, owner, fence, expires_at)
+                VALUES ($1::text, $2::text, $3::text, $4::double precision, $5::integer, $6::text, 1,
+                    $7::double precision)
                 ON CONFLICT (id) DO UPDATE SET token_hash = EXCLUDED.token_hash, epoch = EXCLUDED.epoch,
-                    created = EXCLUDED.created, format = EXCLUDED.format
+                    created = EXCLUDED.created, format = EXCLUDED.format,
+                    expires_at = greatest(sessions.expires_at, EXCLUDED.expires_at)
                 RETURNING fence
                 """,
                 [
                     .text(record.id), .text(record.tokenHash), .text(record.epoch),
                     .double(record.created.timeIntervalSince1970), .int32(Int32(record.format)), .text(node),
+                    .double(record.expires.timeIntervalSince1970),
                 ])
             creates.append((statements.count - 1, record.id))
             deleted.remove(record.id)
@@ -101,6 +107,8 @@ struct PostgresBatch {
                     ORDER BY version DESC OFFSET $2::bigint LIMIT 1)
                 """, [.text(session), .int64(Int64(max(keeping, 1) - 1))])
             written.insert(session)
+        case .touch(let session, let expires):
+            touches[session] = max(touches[session] ?? expires, expires)
         case .delete(let session):
             flush()
             // A session another node took over (its fence moved on, or this node forgot it) is left to it.
@@ -191,6 +199,27 @@ struct PostgresBatch {
                 """, parameters)
         }
         keyRows.removeAll()
+    }
+
+    /// Adds the expiry touches: each moves the session's expiry later, only while this node holds it (its fence;
+    /// none for a session this batch creates). Not fence-checked: a touch of a lost session changes nothing.
+    private mutating func addTouches() {
+        let sessions = touches.keys.sorted().filter { id in
+            !deleted.contains(id) && (fences[id] != nil || creates.contains { $0.session == id })
+        }
+        guard !sessions.isEmpty else { return }
+        let expires = sessions.map { id in String(touches[id]?.timeIntervalSince1970 ?? 0) }
+        let expected = sessions.map { id in fences[id].map(String.init) ?? "NULL" }
+        add(
+            """
+            UPDATE sessions s SET expires_at = greatest(s.expires_at, t.expires)
+            FROM unnest($1::text::text[], $2::text::double precision[], $3::text::bigint[]) AS t (id, expires, fence)
+            WHERE s.id = t.id AND (t.fence IS NULL OR s.fence = t.fence)
+            """,
+            [
+                .text("{" + sessions.joined(separator: ",") + "}"), .text("{" + expires.joined(separator: ",") + "}"),
+                .text("{" + expected.joined(separator: ",") + "}"),
+            ])
     }
 
     /// Adds the check that this node still holds every session written (NULL: one this batch creates).

@@ -1,8 +1,9 @@
+import Foundation
 import ReMVVMPersistence
 
 extension PostgresSessionStorage {
     /// The schema version this server writes, in the `schema_version` table.
-    static let schemaVersion = 3
+    static let schemaVersion = 4
 
     /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
     private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
@@ -19,6 +20,9 @@ extension PostgresSessionStorage {
     /// Version 3: topics shared by the nodes: `topic_counters` (each topic's last sequence, the row every
     /// append updates, so appends to one topic from any node take their turn) and `topic_messages`
     /// (the retained messages).
+    ///
+    /// Version 4: each session's expiry, `sessions.expires_at` (seconds since 1970, as `created`), indexed for
+    /// the tidy; the sessions already stored get the migration's time plus ``SessionRecord/defaultLifetime``.
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -40,6 +44,13 @@ extension PostgresSessionStorage {
             }
             if version < 3 {
                 for statement in thirdSchema { try connection.execute(statement) }
+            }
+            if version < 4 {
+                for statement in fourthSchema { try connection.execute(statement) }
+                try connection.execute(
+                    "UPDATE sessions SET expires_at = $1::double precision WHERE expires_at IS NULL",
+                    [.double(Date().timeIntervalSince1970 + SessionRecord.defaultLifetime)])
+                try connection.execute("ALTER TABLE sessions ALTER COLUMN expires_at SET NOT NULL")
             }
             if version < schemaVersion {
                 try connection.execute("DELETE FROM schema_version")
@@ -148,5 +159,11 @@ extension PostgresSessionStorage {
             PRIMARY KEY (topic, sequence)
         )
         """,
+    ]
+
+    /// Expiry: the column, and the index the tidy's oldest-first scan reads.
+    private static let fourthSchema = [
+        "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS expires_at double precision",
+        "CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at)",
     ]
 }

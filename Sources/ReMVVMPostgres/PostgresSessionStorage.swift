@@ -35,6 +35,8 @@ public final class PostgresSessionStorage: SessionStorage {
     private let listener = Mutex<NotificationListener?>(nil)
     /// The connection for topic messages: appends and reads, beside the writer's batches.
     let topicSlot = Mutex(Slot())
+    /// The connection of the tidy (``deleteExpired(before:limit:)``), so that it never waits behind a batch.
+    let tidySlot = Mutex(Slot())
     /// Listens for other nodes' topic messages, once ``watchTopics(_:)`` was called.
     let topicListener = Mutex<NotificationListener?>(nil)
 
@@ -70,8 +72,8 @@ public final class PostgresSessionStorage: SessionStorage {
     public func list() throws(StorageError) -> [SessionRecord] {
         try access(loading) { connection throws(PostgresError) in
             let rows = try connection.execute(
-                "SELECT id, token_hash, epoch, created, format FROM sessions ORDER BY created, id")
-            return try (0..<rows.count).map { row throws(PostgresError) in try Self.record(rows, row) }
+                "SELECT id, token_hash, epoch, created, format, expires_at FROM sessions ORDER BY created, id")
+            return try (0..<rows.count).map { row throws(PostgresError) in try Self.record(rows, row, expires: 5) }
         }
     }
 
@@ -183,6 +185,7 @@ public final class PostgresSessionStorage: SessionStorage {
         Self.close(writing)
         Self.close(loading)
         Self.close(topicSlot)
+        Self.close(tidySlot)
     }
 
     private static func close(_ slot: borrowing Mutex<Slot>) {
@@ -191,6 +194,12 @@ public final class PostgresSessionStorage: SessionStorage {
             slot.connection?.close()
             slot.connection = nil
         }
+    }
+
+    /// Forgets the fences of sessions no longer stored.
+    func forgetFences(_ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        fences.withLock { held in for id in ids { held[id] = nil } }
     }
 
     /// The fence this node holds for a session (tests).

@@ -4,13 +4,15 @@ import ReMVVMPersistence
 
 extension SQLiteSessionStorage {
     static func records(in db: Database) throws -> [SessionRecord] {
-        try Row.fetchAll(db, sql: "SELECT id, token_hash, epoch, created, format FROM sessions ORDER BY created, id")
-            .map(record)
+        try Row.fetchAll(
+            db, sql: "SELECT id, token_hash, epoch, created, format, expires_at FROM sessions ORDER BY created, id"
+        )
+        .map(record)
     }
 
     static func session(_ id: String, in db: Database) throws -> StoredSession? {
         let row = try Row.fetchOne(
-            db, sql: "SELECT id, token_hash, epoch, created, format FROM sessions WHERE id = ?", arguments: [id])
+            db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id])
         guard let row else { return nil }
         let snapshot = try Row.fetchOne(
             db,
@@ -43,11 +45,21 @@ extension SQLiteSessionStorage {
     static func apply(_ change: StorageChange, in db: Database) throws {
         switch change {
         case .create(let record):
+            // A repair writes the identity again: its expiry never moves earlier.
             try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO sessions (id, token_hash, epoch, created, format) VALUES (?, ?, ?, ?, ?)"
+                sql: """
+                    INSERT INTO sessions (id, token_hash, epoch, created, format, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET token_hash = excluded.token_hash, epoch = excluded.epoch,
+                        created = excluded.created, format = excluded.format,
+                        expires_at = max(expires_at, excluded.expires_at)
+                    """
             ).execute(arguments: [
                 record.id, record.tokenHash, record.epoch, record.created.timeIntervalSince1970, record.format,
+                record.expires.timeIntervalSince1970,
             ])
+        case .touch(let session, let expires):
+            try db.cachedStatement(sql: "UPDATE sessions SET expires_at = max(expires_at, ?) WHERE id = ?")
+                .execute(arguments: [expires.timeIntervalSince1970, session])
         case .append(let session, let commits):
             let insert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO log (session, version, format, actions) VALUES (?, ?, ?, ?)")
@@ -69,11 +81,7 @@ extension SQLiteSessionStorage {
             try db.cachedStatement(sql: "DELETE FROM log WHERE session = ? AND version <= ?")
                 .execute(arguments: [session, Int64(bitPattern: snapshot.version)])
         case .delete(let session):
-            for table in [
-                "log WHERE session", "snapshots WHERE session", "idempotency WHERE session", "sessions WHERE id",
-            ] {
-                try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [session])
-            }
+            try delete(session, in: db)
         case .remember(let session, let key):
             try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO idempotency (session, key, digest, version, answer) VALUES (?, ?, ?, ?, ?)"
@@ -91,9 +99,32 @@ extension SQLiteSessionStorage {
         }
     }
 
+    /// Deletes everything stored for the session.
+    static func delete(_ session: String, in db: Database) throws {
+        for table in [
+            "log WHERE session", "snapshots WHERE session", "idempotency WHERE session", "sessions WHERE id",
+        ] {
+            try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [session])
+        }
+    }
+
+    /// Deletes at most `limit` sessions that expired before `now` (seconds since 1970), oldest expiry first;
+    /// returns their ids. Without an index on the expiry: every stored session is also in memory (restored at
+    /// start), which deletes it when it expires, so the tidy rarely finds any, and scanning the sessions each round
+    /// costs less than keeping an index current at every creation and touch.
+    static func deleteExpired(before now: Double, limit: Int, in db: Database) throws -> [String] {
+        let ids = try String.fetchAll(
+            db, sql: "SELECT id FROM sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?",
+            arguments: [now, max(limit, 1)])
+        for id in ids { try delete(id, in: db) }
+        return ids
+    }
+
     private static func record(_ row: Row) throws -> SessionRecord {
         SessionRecord(
             id: row["id"], tokenHash: row["token_hash"], epoch: row["epoch"],
-            created: Date(timeIntervalSince1970: row["created"]), format: row["format"])
+            created: Date(timeIntervalSince1970: row["created"]), format: row["format"],
+            // Absent from a damaged file of an older schema that is salvaged: the default lifetime then.
+            expires: (row["expires_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }

@@ -5,8 +5,9 @@ import ReMVVMPersistence
 extension SQLiteSessionStorage {
     /// The schema version, in `PRAGMA user_version`: 1 the sessions, snapshots and log; 2 adds the
     /// idempotency keys; 3 stores tokens as SHA-256 hashes (``SessionRecord/tokenHash``); 4 adds the
-    /// topics' retained messages.
-    static let schemaVersion = 4
+    /// topics' retained messages; 5 adds each session's expiry (``SessionRecord/expires``), set for the sessions
+    /// already stored to the migration's time plus ``SessionRecord/defaultLifetime``.
+    static let schemaVersion = 5
 
     /// Opens the file, creates or checks the schema and runs SQLite's quick integrity check.
     static func open(_ path: String, synchronous: Synchronous) throws(StorageError) -> DatabaseQueue {
@@ -68,6 +69,12 @@ extension SQLiteSessionStorage {
                         PRIMARY KEY (topic, sequence)
                     ) WITHOUT ROWID;
                     """)
+        }
+        if version < 5 {
+            try db.execute(sql: "ALTER TABLE sessions ADD COLUMN expires_at REAL NOT NULL DEFAULT 0")
+            try db.execute(
+                sql: "UPDATE sessions SET expires_at = ?",
+                arguments: [Date().timeIntervalSince1970 + SessionRecord.defaultLifetime])
         }
         if version < schemaVersion { try db.execute(sql: "PRAGMA user_version = \(schemaVersion)") }
     }

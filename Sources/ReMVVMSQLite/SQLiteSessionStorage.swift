@@ -85,6 +85,14 @@ public final class SQLiteSessionStorage: SessionStorage {
         }
     }
 
+    /// Deletes at most `limit` sessions that expired before `now`, each with its snapshot, log and keys, in one
+    /// transaction (fsynced with ``Synchronous/full``); returns their ids.
+    public func deleteExpired(before now: Date, limit: Int) throws(StorageError) -> [String] {
+        try access {
+            try database.write { db in try Self.deleteExpired(before: now.timeIntervalSince1970, limit: limit, in: db) }
+        }
+    }
+
     /// Closes the database (SQLite checkpoints the WAL into the file). Idempotent.
     public func close() {
         guard !isClosed.exchange(true, ordering: .relaxed) else { return }

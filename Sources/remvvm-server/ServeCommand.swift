@@ -44,6 +44,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("session-ttl"), help: "Seconds an idle session lives (REMVVM_SESSION_TTL).")
     var sessionTTL: Int?
     @Option(
+        name: .customLong("tidy-interval"),
+        help: "Seconds between deletions of expired stored sessions; default 60 (REMVVM_TIDY_INTERVAL).")
+    var tidyInterval: Int?
+    @Option(
+        name: .customLong("tidy-batch-size"),
+        help: "Expired sessions deleted per transaction; default 500 (REMVVM_TIDY_BATCH_SIZE).")
+    var tidyBatchSize: Int?
+    @Option(
         name: .customLong("max-polls-per-session"),
         help: "Parked long-polls per session (REMVVM_MAX_POLLS_PER_SESSION).")
     var maxPollsPerSession: Int?
@@ -166,6 +174,13 @@ struct ServeCommand: AsyncParsableCommand {
         if let ttl = try sessionTTL ?? environment.number("REMVVM_SESSION_TTL") as Int? {
             configuration.sessionTTL = .seconds(ttl)
         }
+        if let interval = try tidyInterval ?? environment.number("REMVVM_TIDY_INTERVAL") as Int? {
+            guard interval >= 1 else { throw ValidationError("--tidy-interval must be at least 1 second") }
+            configuration.tidyInterval = .seconds(interval)
+        }
+        configuration.tidyBatchSize =
+            try tidyBatchSize ?? environment.number("REMVVM_TIDY_BATCH_SIZE") ?? configuration.tidyBatchSize
+        guard configuration.tidyBatchSize >= 1 else { throw ValidationError("--tidy-batch-size must be at least 1") }
         configuration.maxPollsPerSession =
             try maxPollsPerSession ?? environment.number("REMVVM_MAX_POLLS_PER_SESSION")
             ?? configuration.maxPollsPerSession

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @_spi(ReMVVMServer) import ReMVVM
+import Synchronization
 import Testing
 
 @testable import ReMVVMPersistence
@@ -36,6 +37,7 @@ import Testing
             case .remember(_, let key): "remember \(key.key) at \(key.version)"
             case .answer(_, let key, _): "answer \(key)"
             case .forgetKeys(_, let keeping): "keep \(keeping) keys"
+            case .touch: "touch"
             }
         }
     }
@@ -123,5 +125,49 @@ import Testing
         ])
         ledger.failed(failed)
         #expect(kinds(ledger.plan([])) == ["remember k at 1", "create", "snapshot 99", "keep 256 keys"])
+    }
+
+    @Test func aLostSessionIsForgottenOnceNoRequestCanAskAboutItAnyMore() {
+        var ledger = ledger(every: 100)
+        let clock = Clock()
+        ledger.clock = { clock.now }
+        clock.now = 1_000
+        var plan = ledger.plan(commits(1...1))
+        #expect(ledger.drop(["s"], from: &plan) == ["s"])
+        #expect(ledger.isLost("s"))
+        // Within the retention it stays: a late barrier of the old copy still fails.
+        ledger.pruneLost(now: 1_000 + WriterLedger.lostRetention)
+        #expect(ledger.isLost("s"))
+        // After it, the set no longer grows with every session another node ever took.
+        ledger.pruneLost(now: 1_001 + WriterLedger.lostRetention)
+        #expect(!ledger.isLost("s"))
+        #expect(ledger.lost.isEmpty)
+    }
+
+    @Test func aTouchMovesTheStoredExpiryOfATrackedSessionAndIsWrittenAgainAfterAFailure() {
+        var ledger = ledger(every: 100)
+        let later = Date(timeIntervalSince1970: 2_000_000_000)
+        let plan = ledger.plan([.touch(session: "s", expires: later), .touch(session: "unknown", expires: later)])
+        #expect(kinds(plan) == ["touch"])
+        ledger.failed(plan)
+        // The repair of a failed touch is the touch again (the session's log had no hole).
+        #expect(kinds(ledger.plan([])) == ["touch"])
+        // A repair that writes the identity again writes the latest expiry.
+        ledger.failed(ledger.plan(commits(1...1)))
+        let repair = ledger.plan([])
+        let created = repair.changes.compactMap { change -> Date? in
+            if case .create(let record) = change { return record.expires }
+            return nil
+        }
+        #expect(created == [later])
+    }
+
+    /// A hand-moved clock for the ledger.
+    final class Clock: Sendable {
+        private let time = Mutex<UInt64>(0)
+        var now: UInt64 {
+            get { time.withLock { $0 } }
+            set { time.withLock { $0 = newValue } }
+        }
     }
 }

@@ -53,13 +53,17 @@ final class PostgresSessionStorageTests {
         // A version 1 database is migrated: its fence check then names every lost session.
         try connection.execute("UPDATE schema_version SET version = 1")
         try open().close()
-        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == 3)
+        #expect(
+            try connection.execute("SELECT version FROM schema_version").int32(0, 0)
+                == Int32(PostgresSessionStorage.schemaVersion))
 
         // A version 2 database gets the topic tables.
         try connection.execute("DROP TABLE topic_counters, topic_messages")
         try connection.execute("UPDATE schema_version SET version = 2")
         try open().close()
-        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == 3)
+        #expect(
+            try connection.execute("SELECT version FROM schema_version").int32(0, 0)
+                == Int32(PostgresSessionStorage.schemaVersion))
         #expect(try connection.execute("SELECT count(*) FROM topic_counters").int64(0, 0) == 0)
 
         try connection.execute("UPDATE schema_version SET version = 99")

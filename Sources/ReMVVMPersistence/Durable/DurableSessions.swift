@@ -115,6 +115,21 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         writer.enqueue(.forget(session: id))
     }
 
+    /// Queues a later expiry for a session this node holds.
+    package func touch(session id: String, expires: Date) {
+        writer.enqueue(.touch(session: id, expires: expires))
+    }
+
+    /// Deletes at most `limit` sessions that expired before `now` from the storage; returns their ids.
+    package func deleteExpired(before now: Date, limit: Int) throws(StorageError) -> [String] {
+        try storage.deleteExpired(before: now, limit: limit)
+    }
+
+    /// Deletes at most `limit` topic counters without retained messages; returns how many.
+    package func pruneTopicCounters(limit: Int) throws(StorageError) -> Int {
+        try storage.pruneTopicCounters(limit: limit)
+    }
+
     /// Queues the answer of a dispatch whose commit was logged with `key`.
     public func recordAnswer(session id: String, key: String, answer: [UInt8]) {
         writer.enqueue(.answer(session: id, key: key, answer: Data(answer)))

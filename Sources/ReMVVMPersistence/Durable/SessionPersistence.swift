@@ -1,3 +1,4 @@
+import Foundation
 @_spi(ReMVVMServer) import ReMVVM
 
 /// What a server needs from durability, whatever the app's state type: stores that log their
@@ -44,6 +45,18 @@ package protocol SessionPersistence: Sendable {
 
     /// Snapshots every session, writes what is queued and closes the storage. Idempotent.
     func shutdown()
+
+    /// Queues a later expiry for a session this node holds (it was used): written with the writer's next
+    /// transaction, never earlier than the stored one.
+    func touch(session id: String, expires: Date)
+
+    /// Deletes at most `limit` stored sessions that expired before `now`, with their logs, keys and topic
+    /// positions, in one transaction; returns their ids. Blocking: call it off the HTTP workers.
+    func deleteExpired(before now: Date, limit: Int) throws(StorageError) -> [String]
+
+    /// Deletes at most `limit` topic counters that no retained message is left for; returns how many.
+    /// Blocking: call it off the HTTP workers.
+    func pruneTopicCounters(limit: Int) throws(StorageError) -> Int
 
     /// Queues the answer of a dispatch made under ``IdempotentDispatch/current`` with `key`, so
     /// that a retry after a restart gets it byte for byte; wait with ``whenDurable(_:)``.

@@ -15,15 +15,26 @@ public struct SessionRecord: Sendable, Equatable {
     public var created: Date
     /// The format of the stored record (``RecordFormat/current`` when written by this version).
     public var format: Int
+    /// When the stored session expires unless a node extends it (``StorageChange/touch(session:expires:)``):
+    /// the tidy deletes it after this, and a load finds it unknown. Absolute, set by the node from whatever
+    /// expiry its registry computes, so the storage needs no TTL of its own.
+    public var expires: Date
 
-    /// A session record in the current format.
+    /// How long a session lives after it was stored when nobody says otherwise: the default session TTL
+    /// (30 minutes). Sessions stored before expiry existed count as used when the schema was migrated.
+    public static let defaultLifetime: TimeInterval = 30 * 60
+
+    /// A session record in the current format; it expires at `expires`, by default
+    /// ``defaultLifetime`` after `created`.
     public init(
-        id: String, tokenHash: String, epoch: String, created: Date = Date(), format: Int = RecordFormat.current
+        id: String, tokenHash: String, epoch: String, created: Date = Date(), format: Int = RecordFormat.current,
+        expires: Date? = nil
     ) {
         self.id = id
         self.tokenHash = tokenHash
         self.epoch = epoch
         self.created = created
         self.format = format
+        self.expires = expires ?? created.addingTimeInterval(Self.defaultLifetime)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where durable sessions live: a small protocol, so that the embedded SQLite store and a
 /// shared database for several server nodes are interchangeable.
 ///
@@ -34,6 +36,15 @@ public protocol SessionStorage: Sendable {
     /// Calls `handler` with the id of every session this node holds that another node took over,
     /// as soon as the storage learns of it: a hint, since the fence of each write decides.
     func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void)
+
+    /// Deletes at most `limit` sessions that expired before `now` (``SessionRecord/expires``), each with its
+    /// snapshot, log and idempotency keys, in one transaction; returns their ids. Several nodes may call it at
+    /// once: each session is deleted by one of them.
+    func deleteExpired(before now: Date, limit: Int) throws(StorageError) -> [String]
+
+    /// Deletes at most `limit` topic counters that no retained message is left for (a shared storage's);
+    /// returns how many.
+    func pruneTopicCounters(limit: Int) throws(StorageError) -> Int
 }
 
 extension SessionStorage {
@@ -51,6 +62,12 @@ extension SessionStorage {
 
     /// No other node takes anything over.
     public func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void) {}
+
+    /// Keeps every session: a storage without expiry.
+    public func deleteExpired(before now: Date, limit: Int) throws(StorageError) -> [String] { [] }
+
+    /// No topic counters of its own.
+    public func pruneTopicCounters(limit: Int) throws(StorageError) -> Int { 0 }
 }
 
 extension SessionStorage {

@@ -17,4 +17,7 @@ public enum StorageChange: Sendable {
     case answer(session: String, key: String, answer: Data)
     /// Forgets all but the session's `keeping` latest idempotency keys.
     case forgetKeys(session: String, keeping: Int)
+    /// Moves the session's expiry to `expires` if that is later (never earlier): the node that holds it
+    /// used it. Written by the node that holds the session only; ignored for a session it no longer holds.
+    case touch(session: String, expires: Date)
 }

@@ -179,6 +179,7 @@ final class GroupCommitWriter: Sendable {
     private func write(_ items: [WriterItem]) {
         let storage = self.storage
         let outcome = ledger.withLock { books -> (WriterLedger.Plan, StorageError?, Bool, [String], Set<String>) in
+            books.pruneLost(now: books.clock())
             var plan = books.plan(items)
             var lost: [String] = []
             while !plan.changes.isEmpty {

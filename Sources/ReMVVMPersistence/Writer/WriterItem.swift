@@ -9,6 +9,8 @@ enum WriterItem: Sendable {
     case commit(session: String, record: CommitRecord, idempotency: IdempotentDispatch.Note?)
     /// The answer of a dispatch whose commit was queued with `key`.
     case answer(session: String, key: String, answer: Data)
+    /// Moves a tracked session's stored expiry to `expires` (if later): it was used.
+    case touch(session: String, expires: Date)
     /// Stops tracking a session and deletes it from storage.
     case remove(session: String)
     /// Stops tracking a session another node took over, leaving it in storage; its later barriers fail.

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Logging
 @_spi(ReMVVMServer) import ReMVVM
 
@@ -26,15 +28,25 @@ struct WriterLedger {
     private(set) var repairs: Set<String> = []
     /// Deletions whose transaction failed, to retry.
     private(set) var pendingDeletes: Set<String> = []
-    /// Idempotency keys and answers whose transaction failed, to write again with the repair.
+    /// Idempotency keys, answers and expiry touches whose transaction failed, to write again with the repair.
     private(set) var pendingKeys: [StorageChange] = []
     /// Sessions another node took over: no longer tracked, and their barriers fail.
     private(set) var lost: Set<String> = []
+    /// When each session of ``lost`` was lost (the writer's monotonic nanoseconds), so that ``pruneLost(now:)``
+    /// forgets it once no request that could still ask about it is left.
+    private var lostAt: [String: UInt64] = [:]
+    /// The oldest time in ``lostAt`` (a lower bound): pruning looks at the set only once it may have work.
+    private var oldestLost: UInt64 = .max
+    /// How long a lost session is remembered: far longer than any request holding this node's old copy lives
+    /// (a long-poll waits at most a minute), after which no barrier or removal of it can come any more.
+    static let lostRetention: UInt64 = 10 * 60 * 1_000_000_000
     let snapshotEvery: Int
     /// Idempotency keys kept per session in storage: the older ones are forgotten at each snapshot.
     let keysPerSession: Int
     let encode: @Sendable (CommitRecord) throws -> StoredCommit
     let logger: Logger
+    /// Monotonic nanoseconds, when sessions were lost (tests move it by hand).
+    var clock: @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
 
     init(
         snapshotEvery: Int, keysPerSession: Int = 256, logger: Logger,
@@ -60,7 +72,8 @@ struct WriterLedger {
         pendingDeletes.removeAll()
         for change in pendingKeys {
             switch change {
-            case .remember(let id, _) where sessions[id] != nil, .answer(let id, _, _) where sessions[id] != nil:
+            case .remember(let id, _) where sessions[id] != nil, .answer(let id, _, _) where sessions[id] != nil,
+                .touch(let id, _) where sessions[id] != nil:
                 plan.changes.append(change)
             default: continue
             }
@@ -70,7 +83,7 @@ struct WriterLedger {
             switch item {
             case .register(let session, let create):
                 sessions[session.record.id] = session
-                lost.remove(session.record.id)
+                if lost.remove(session.record.id) != nil { lostAt[session.record.id] = nil }
                 if let create {
                     plan.changes.append(.create(create))
                     plan.touched.insert(create.id)
@@ -84,6 +97,11 @@ struct WriterLedger {
                 }
             case .answer(let id, let key, let answer):
                 if sessions[id] != nil { plan.changes.append(.answer(session: id, key: key, answer: answer)) }
+            case .touch(let id, let expires):
+                // A repair writes the identity again: with the latest expiry, never an older one.
+                guard let session = sessions[id] else { continue }
+                if expires > session.record.expires { sessions[id]?.record.expires = expires }
+                plan.changes.append(.touch(session: id, expires: expires))
             case .remove(let id):
                 // A session another node took over is its to delete.
                 guard !lost.contains(id) else { continue }
@@ -113,6 +131,7 @@ struct WriterLedger {
     /// Another node took over `ids`: they are no longer tracked (nothing of them is written again),
     /// and `plan` loses their changes; returns the ids that were tracked or written by `plan`.
     mutating func drop(_ ids: [String], from plan: inout Plan) -> [String] {
+        let now = clock()
         let dropped = Set(ids)
         let known = ids.filter { id in sessions[id] != nil || plan.changes.contains { $0.session == id } }
         for id in dropped {
@@ -120,7 +139,9 @@ struct WriterLedger {
             repairs.remove(id)
             pendingDeletes.remove(id)
             lost.insert(id)
+            lostAt[id] = now
         }
+        oldestLost = min(oldestLost, now)
         pendingKeys.removeAll { dropped.contains($0.session) }
         plan.changes.removeAll { dropped.contains($0.session) }
         plan.touched.subtract(dropped)
@@ -138,13 +159,29 @@ struct WriterLedger {
     /// Whether `id` was lost to another node (and not taken back since).
     func isLost(_ id: String) -> Bool { lost.contains(id) }
 
+    /// Forgets the sessions lost more than ``lostRetention`` before `now` (monotonic nanoseconds): the set
+    /// only grows otherwise, by every session another node ever took from this one. Cheap when nothing is due.
+    mutating func pruneLost(now: UInt64) {
+        guard oldestLost != .max, now >= oldestLost, now - oldestLost > Self.lostRetention else { return }
+        var oldest = UInt64.max
+        for (id, time) in lostAt {
+            if now >= time, now - time > Self.lostRetention {
+                lostAt[id] = nil
+                lost.remove(id)
+            } else {
+                oldest = min(oldest, time)
+            }
+        }
+        oldestLost = oldest
+    }
+
     /// The transaction of `plan` failed: its sessions get repaired and its deletions retried.
     mutating func failed(_ plan: Plan) {
         for id in plan.touched where sessions[id] != nil { repairs.insert(id) }
         pendingDeletes.formUnion(plan.deleted)
         for change in plan.changes {
             switch change {
-            case .remember, .answer: pendingKeys.append(change)
+            case .remember, .answer, .touch: pendingKeys.append(change)
             default: continue
             }
         }
@@ -204,7 +241,7 @@ extension StorageChange {
         switch self {
         case .create(let record): record.id
         case .append(let id, _), .snapshot(let id, _), .delete(let id), .remember(let id, _), .answer(let id, _, _),
-            .forgetKeys(let id, _):
+            .forgetKeys(let id, _), .touch(let id, _):
             id
         }
     }

@@ -1,7 +1,7 @@
 /// What the writer knows of one tracked session: how to snapshot it and how long its log is.
 struct WriterSession: Sendable {
-    /// The session's identity, written again when a failed write must be repaired.
-    let record: SessionRecord
+    /// The session's identity (with its latest expiry), written again when a failed write must be repaired.
+    var record: SessionRecord
     /// Reads the session's current state as a snapshot.
     let snapshot: @Sendable () throws -> StoredSnapshot
     /// The version of the latest snapshot written; commits up to it need no log entry.

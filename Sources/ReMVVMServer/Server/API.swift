@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MicroHTTP
 @_spi(ReMVVMServer) import ReMVVM
@@ -61,14 +62,20 @@ final class API: HTTPHandler {
             idempotencyLimit: configuration.idempotencyKeysPerSession,
             ttl: configuration.sessionTTL,
             makeStore: makeStore,
-            onEnd: { session in durability?.remove(session: session.id) }
+            onEnd: { session in durability?.remove(session: session.id) },
+            storedExpiry: durability.map { durability in
+                StoredExpiry(ttl: max(MonotonicClock.nanoseconds(of: configuration.sessionTTL), 0)) { id, expires in
+                    durability.touch(session: id, expires: expires)
+                }
+            }
         )
         self.sessions = sessions
         files = StaticFiles(root: configuration.publicDirectory)
         if let durability, durability.isShared {
+            let timer = self.timer
             loader = SessionLoader(
                 durability: durability, sessions: sessions, idempotencyLimit: configuration.idempotencyKeysPerSession,
-                logger: logger)
+                logger: logger, now: { StoredExpiry.date(ofMonotonic: timer.clock.now()) })
         } else {
             loader = nil
         }
@@ -187,6 +194,18 @@ final class API: HTTPHandler {
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                 body: .bytes(Array(text.utf8))))
     }
+
+    /// The tidy deleted these sessions from storage: a copy held here (which its stored expiry should have kept
+    /// from that) ends too, so its token is unknown here as everywhere.
+    func tidied(_ ids: [String]) {
+        for id in ids where sessions.remove(id: id) != nil {
+            logger.warning(
+                "a session held here was deleted from storage as expired; ended", metadata: ["session.id": "\(id)"])
+        }
+    }
+
+    /// Now on the wall clock, as the housekeeping's clock has it: what stored expiries are compared with.
+    var wallNow: Date { StoredExpiry.date(ofMonotonic: timer.clock.now()) }
 
     /// Expires the sessions idle at `now` (the housekeeper's clock); called by the server's housekeeper.
     func expireIdleSessions(now: Int64) {

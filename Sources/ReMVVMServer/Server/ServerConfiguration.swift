@@ -27,6 +27,11 @@ public struct ServerConfiguration: Sendable {
     /// How long a session may stay idle before it expires, counted from its last request or the end of its last
     /// long-poll or event stream; a session someone waits on is never idle.
     public var sessionTTL: Duration = .seconds(30 * 60)
+    /// How often durable storage is tidied: stored sessions past their expiry (a TTL after their last use, held by
+    /// no node) are deleted with their logs and keys.
+    public var tidyInterval: Duration = .seconds(60)
+    /// Sessions deleted per tidy transaction; a round goes on in batches until one comes back short.
+    public var tidyBatchSize = 500
     /// Parked long-polls per session (429 beyond).
     public var maxPollsPerSession = 100
     /// Open event streams per session (429 beyond).

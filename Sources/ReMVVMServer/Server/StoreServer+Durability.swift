@@ -43,7 +43,16 @@ extension StoreServer {
             return
         }
         var sessions = durability.restore()
+        let now = api.wallNow
+        var expired = 0
         sessions.removeAll { restored in
+            // Expired while no server ran: deleted, its token unknown from now on.
+            guard restored.record.expires > now else {
+                restored.store.close()
+                durability.remove(session: restored.record.id)
+                expired += 1
+                return true
+            }
             guard
                 let session = Session(
                     id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,
@@ -57,8 +66,14 @@ extension StoreServer {
                 restored.store.close()
                 return true
             }
+            api.sessions.storedExpiry?.resume(session, storedUntil: restored.record.expires)
             api.sessions.adopt(session)
             return false
+        }
+        if expired > 0 {
+            api.logger.info(
+                "deleted stored sessions that expired while the server was down",
+                metadata: ["sessions.expired": "\(expired)"])
         }
         for restored in sessions { restored.resume() }
     }

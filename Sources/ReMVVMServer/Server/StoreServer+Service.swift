@@ -5,7 +5,8 @@ import UnixSignals
 
 extension StoreServer: Service {
     /// Serves until the task is cancelled or its `ServiceGroup` shuts down gracefully, then stops gracefully:
-    /// parked long-polls are answered with their cursor, event streams end, durable sessions are flushed.
+    /// parked long-polls are answered with their cursor, event streams end, durable sessions are flushed. With
+    /// durable storage, the tidy (``SessionTidy``) deletes expired stored sessions meanwhile.
     ///
     /// Starts the server first unless ``start()`` already did. Run it in a `ServiceGroup` beside the app's other
     /// services, or alone with ``runService(gracefulShutdownSignals:)``.
@@ -16,10 +17,15 @@ extension StoreServer: Service {
             logger.info("ReMVVM server listening on http://\(api.configuration.host):\(port)/")
         }
         let (shutdown, requested) = AsyncStream<Never>.makeStream()
-        await withTaskCancellationOrGracefulShutdownHandler {
-            for await _ in shutdown {}
-        } onCancelOrGracefulShutdown: {
-            requested.finish()
+        // The tidy runs beside the server and ends (cancelled) before the server stops and closes the storage.
+        await withTaskGroup(of: Void.self) { group in
+            if let tidy { group.addTask { try? await tidy.run() } }
+            await withTaskCancellationOrGracefulShutdownHandler {
+                for await _ in shutdown {}
+            } onCancelOrGracefulShutdown: {
+                requested.finish()
+            }
+            group.cancelAll()
         }
         logger.info("stopping: answering parked long-polls, ending event streams")
         // stop() joins the transport's and the housekeeper's threads: a thread of its own waits for them, not

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MicroHTTP
 @_spi(ReMVVMServer) import ReMVVM
@@ -21,6 +22,8 @@ public final class StoreServer: Sendable {
     let restored = Atomic<Bool>(false)
     private let housekeeper = Mutex<Housekeeper?>(nil)
     let logger: Logger
+    /// Deletes expired sessions from durable storage while ``run()`` serves; nil without durability.
+    let tidy: SessionTidy?
 
     /// Prepares a server for the app `definition`, with sessions in memory only; nothing
     /// listens until ``start()``.
@@ -60,6 +63,13 @@ public final class StoreServer: Sendable {
         transportConfiguration.diagnostics = { message in logger.warning("\(message)") }
         transport = HTTPServer(configuration: transportConfiguration, handler: api)
         transportBox.server = transport
+        let api = self.api
+        tidy = durability.map { durability in
+            SessionTidy(
+                durability: durability, interval: configuration.tidyInterval, batchSize: configuration.tidyBatchSize,
+                logger: logger, now: { [weak api] in api?.wallNow ?? Date() }
+            ) { [weak api] ids in api?.tidied(ids) }
+        }
     }
 
     /// The port the server listens on (after ``start()``).

@@ -32,6 +32,10 @@ final class Session: Sendable {
     /// Patches and answer bodies shared by every poller and stream of this session.
     let answers = AnswerCache()
     private let lastSeen: Atomic<Int64>
+    /// When the stored copy expires (monotonic nanoseconds), as last queued for storage; 0 before any.
+    private let storedExpiry = Atomic<Int64>(0)
+    /// Keeps the stored expiry ahead of this one, once the registry holds the session (durable sessions only).
+    private let storedExpiryKeeper = AtomicLazyReference<StoredExpiry>()
     /// Parked long-polls.
     let parkedPolls = Atomic<Int>(0)
     /// Open event streams.
@@ -113,7 +117,37 @@ final class Session: Sendable {
 
     /// Marks the session as used at `now` (monotonic nanoseconds), postponing its expiry: every request does,
     /// and so does the end of a long-poll or an event stream.
-    func touch(at now: Int64 = Session.now()) { lastSeen.store(now, ordering: .relaxed) }
+    func touch(at now: Int64 = Session.now()) {
+        lastSeen.store(now, ordering: .relaxed)
+        storedExpiryKeeper.load()?.used(self, at: now)
+    }
+
+    /// Has `keeper` keep the stored expiry ahead of this one from now on, starting from `until` (monotonic
+    /// nanoseconds; 0: the first use stores one). Once.
+    func keepStoredExpiry(with keeper: StoredExpiry, from until: Int64 = 0) {
+        if until > 0 { storedExpiry.store(until, ordering: .relaxed) }
+        _ = storedExpiryKeeper.storeIfNil(keeper)
+    }
+
+    /// Moves the stored expiry to `until` when it is before `limit`; returns `until` if it moved (so that one of
+    /// several requests at once queues it).
+    func extendStoredExpiry(to until: Int64, ifBefore limit: Int64) -> Int64? {
+        let stored = storedExpiry.load(ordering: .relaxed)
+        guard stored < limit else { return nil }
+        return storedExpiry.compareExchange(expected: stored, desired: until, ordering: .relaxed).exchanged
+            ? until : nil
+    }
+
+    /// Sets when a restored session was last used and when its stored copy expires (monotonic nanoseconds).
+    func resumeExpiry(lastUsed: Int64, storedUntil: Int64) {
+        lastSeen.store(lastUsed, ordering: .relaxed)
+        storedExpiry.store(storedUntil, ordering: .relaxed)
+    }
+
+    /// Whether a long-poll or an event stream waits on the session.
+    var isWaitedOn: Bool {
+        parkedPolls.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0
+    }
 
     /// When to look again whether the session has been idle for `ttl` nanoseconds, or nil if it has: nothing
     /// waits on it and nothing used it for longer than `ttl`.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Logging
 @_spi(ReMVVMServer) import ReMVVM
 import ReMVVMPersistence
@@ -31,8 +32,14 @@ final class SessionLoader: Sendable {
     /// Waiters by session id and token, for the loads under way.
     private let loading = Mutex<[String: [Waiter]]>([:])
     private let queue = DispatchQueue(label: "remvvm.session-loader")
+    /// The wall clock stored expiries are compared with.
+    private let now: @Sendable () -> Date
 
-    init(durability: any SessionPersistence, sessions: SessionRegistry, idempotencyLimit: Int, logger: Logger) {
+    init(
+        durability: any SessionPersistence, sessions: SessionRegistry, idempotencyLimit: Int, logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.now = now
         self.durability = durability
         self.sessions = sessions
         self.idempotencyLimit = idempotencyLimit
@@ -75,6 +82,12 @@ final class SessionLoader: Sendable {
             return (.unavailable(error), nil)
         }
         guard let restored else { return (.unknown, nil) }
+        // Expired but not tidied yet: as unknown as a deleted one, and deleted now.
+        guard restored.record.expires > now() else {
+            restored.store.close()
+            durability.remove(session: id)
+            return (.unknown, nil)
+        }
         guard
             let session = Session(
                 id: restored.record.id, tokenHash: restored.record.tokenHash, epoch: restored.record.epoch,

@@ -37,6 +37,8 @@ final class SessionRegistry: Sendable {
     private let idempotencyLimit: Int
     /// How long a session may go unused before ``expire(now:)`` ends it, in nanoseconds.
     private let ttl: Int64
+    /// Keeps the stored sessions' expiry ahead of the sessions' own (durable sessions only).
+    let storedExpiry: StoredExpiry?
 
     convenience init(
         limit: Int, idempotencyLimit: Int, ttl: Duration = .seconds(30 * 60),
@@ -55,8 +57,10 @@ final class SessionRegistry: Sendable {
         idempotencyLimit: Int,
         ttl: Duration,
         makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
-        onEnd: @escaping @Sendable (Session) -> Void
+        onEnd: @escaping @Sendable (Session) -> Void,
+        storedExpiry: StoredExpiry? = nil
     ) {
+        self.storedExpiry = storedExpiry
         self.limit = limit
         self.idempotencyLimit = idempotencyLimit
         self.ttl = max(MonotonicClock.nanoseconds(of: ttl), 0)
@@ -65,6 +69,9 @@ final class SessionRegistry: Sendable {
         let now = Session.now()
         shards = (0..<Self.shardCount).map { _ in Shard(now: now) }
     }
+
+    /// The TTL, in nanoseconds.
+    var timeToLive: Int64 { ttl }
 
     /// How many sessions are live.
     var count: Int { live.load(ordering: .relaxed) }
@@ -77,8 +84,11 @@ final class SessionRegistry: Sendable {
     func create() -> Session? {
         guard reservePlace() else { return nil }
         let token = SecureToken.make()
+        // The stored copy follows the expiry computed here for the session in memory, a margin later.
+        let storedUntil = storedExpiry?.stored(forDue: Session.now() + ttl)
         let record = SessionRecord(
-            id: SecureToken.make(), tokenHash: Hashing.tokenHash(token), epoch: SecureToken.makeEpoch())
+            id: SecureToken.make(), tokenHash: Hashing.tokenHash(token), epoch: SecureToken.makeEpoch(),
+            expires: storedUntil.map(StoredExpiry.date(ofMonotonic:)))
         let durable = DurableVersion()
         guard
             let session = Session(
@@ -94,6 +104,7 @@ final class SessionRegistry: Sendable {
             live.subtract(1, ordering: .relaxed)
             return nil
         }
+        if let storedExpiry, let storedUntil { session.keepStoredExpiry(with: storedExpiry, from: storedUntil) }
         let due = session.lastUsed + ttl
         shard(for: session.key).contents.withLock { contents in
             contents.sessions.updateValue(session, forKey: session.key)
@@ -104,6 +115,7 @@ final class SessionRegistry: Sendable {
 
     /// Puts a session restored from storage back in service, under its old id and token.
     func adopt(_ session: Session) {
+        if let storedExpiry { session.keepStoredExpiry(with: storedExpiry) }
         let due = session.lastUsed + ttl
         let replaced = shard(for: session.key).contents.withLock { contents in
             let replaced = contents.sessions.updateValue(session, forKey: session.key)
@@ -159,6 +171,7 @@ final class SessionRegistry: Sendable {
     /// filed again for when they could next have been idle that long.
     func expire(now: Int64 = Session.now()) -> Int {
         var expired: [Session] = []
+        var waitedOn: [Session] = []
         for shard in shards {
             expired += shard.contents.withLock { contents -> [Session] in
                 var idle: [Session] = []
@@ -166,6 +179,7 @@ final class SessionRegistry: Sendable {
                     guard let session = contents.sessions[key] else { continue }  // Deleted meanwhile.
                     if let next = session.nextIdleCheck(ttl: ttl, now: now) {
                         contents.schedule.file(key, dueAt: next)
+                        if storedExpiry != nil, session.isWaitedOn { waitedOn.append(session) }
                     } else {
                         contents.sessions.removeValue(forKey: key)
                         idle.append(session)
@@ -174,6 +188,8 @@ final class SessionRegistry: Sendable {
                 return idle
             }
         }
+        // A wait counts as a use for the stored copy too, which must outlive it.
+        for session in waitedOn { storedExpiry?.used(session, at: now) }
         live.subtract(expired.count, ordering: .relaxed)
         for session in expired {
             session.store.close()

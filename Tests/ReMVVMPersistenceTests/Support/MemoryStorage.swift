@@ -77,6 +77,10 @@ final class MemoryStorage: SessionStorage {
                 case .forgetKeys(let session, let keeping):
                     let kept = (contents.keys[session] ?? [:]).values.sorted { $0.version > $1.version }.prefix(keeping)
                     contents.keys[session] = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0) })
+                case .touch(let session, let expires):
+                    if let stored = contents.records[session]?.expires, expires > stored {
+                        contents.records[session]?.expires = expires
+                    }
                 }
             }
         }

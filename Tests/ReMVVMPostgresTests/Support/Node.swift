@@ -20,10 +20,11 @@ struct Node: Sendable {
 
     static let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
 
-    /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes.
+    /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes; its sessions
+    /// expire after `sessionTTL` (by default the server's).
     static func start(
         _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
-        services: Services = Services()
+        services: Services = Services(), sessionTTL: Duration? = nil
     ) throws -> Node {
         let storage = try PostgresSessionStorage(
             url: database.url, node: name, listensForTakeovers: listens, logger: quiet)
@@ -31,6 +32,7 @@ struct Node: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threads = 2
+        if let sessionTTL { configuration.sessionTTL = sessionTTL }
         var durability = DurabilityConfiguration()
         durability.snapshotEvery = snapshotEvery
         let definition = ExampleApp.definition(services: services)
