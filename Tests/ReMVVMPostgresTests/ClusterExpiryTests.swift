@@ -128,4 +128,24 @@ final class ClusterExpiryTests {
         try await nodeA.stop()
         try await nodeB.stop()
     }
+
+    @Test func theTidyRunsAsAServiceBesideTheServerUntilItStops() async throws {
+        let nodeA = try Node.start("node-a", on: database)
+        let sessions = try await onOwnThread {
+            let client = try nodeA.client()
+            return try (0..<3).map { _ in try client.createSession() }
+        }
+        try await nodeA.stop()
+        // Two of them expired while no node held them.
+        try database.connect().execute(
+            "UPDATE sessions SET expires_at = extract(epoch FROM now()) - 1 WHERE id = ANY ($1::text::text[])",
+            [.text("{\(sessions[0].id),\(sessions[1].id)}")])
+        let nodeB = try Node.start("node-b", on: database, tidyInterval: .milliseconds(200))
+        let serving = Task { try await nodeB.server.run() }
+        #expect(try await eventually { try rows(of: sessions[0]) == Self.gone && rows(of: sessions[1]) == Self.gone })
+        #expect(try rows(of: sessions[2])["sessions"] == 1)
+        serving.cancel()
+        try await serving.value
+        #expect(!nodeB.server.isServing)
+    }
 }

@@ -21,10 +21,10 @@ struct Node: Sendable {
     static let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
 
     /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes; its sessions
-    /// expire after `sessionTTL` (by default the server's).
+    /// expire after `sessionTTL` and its tidy runs every `tidyInterval` (by default the server's).
     static func start(
         _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
-        services: Services = Services(), sessionTTL: Duration? = nil
+        services: Services = Services(), sessionTTL: Duration? = nil, tidyInterval: Duration? = nil
     ) throws -> Node {
         let storage = try PostgresSessionStorage(
             url: database.url, node: name, listensForTakeovers: listens, logger: quiet)
@@ -33,6 +33,7 @@ struct Node: Sendable {
         configuration.port = 0
         configuration.threads = 2
         if let sessionTTL { configuration.sessionTTL = sessionTTL }
+        if let tidyInterval { configuration.tidyInterval = tidyInterval }
         var durability = DurabilityConfiguration()
         durability.snapshotEvery = snapshotEvery
         let definition = ExampleApp.definition(services: services)
