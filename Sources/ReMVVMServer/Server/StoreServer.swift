@@ -58,6 +58,9 @@ public final class StoreServer: Sendable {
         )
         var transportConfiguration = configuration.transport
         transportConfiguration.diagnostics = { message in logger.warning("\(message)") }
+        transportConfiguration.onRefusal = { [metrics = api.metrics] reason in
+            if let refusal = Refusal(rawValue: reason) { metrics.refused(refusal) }
+        }
         transport = HTTPServer(configuration: transportConfiguration, handler: api)
         transportBox.server = transport
     }
@@ -78,6 +81,15 @@ public final class StoreServer: Sendable {
 
     /// How many sessions are live.
     public var sessionCount: Int { api.sessions.count }
+
+    /// Sets the gauges (sessions, parked long-polls, event streams, running effects, connections) and the storage
+    /// counters in ``ServerConfiguration/metricsFactory`` from counts the server keeps as it runs, in O(1)
+    /// whatever the number of sessions. The API port's `/metrics` calls it before each scrape; call it before
+    /// serving the registry anywhere else (the executable's metrics listener does), or on a timer for a backend
+    /// that pushes.
+    public func updateMetricGauges() {
+        api.updateMetricGauges()
+    }
 
     /// How many times the housekeeping thread has woken since ``start()`` (for tests: it sleeps while nothing is
     /// due).
@@ -147,11 +159,9 @@ private final class TransportBox: Sendable {
         set { box.withLock { $0.server = newValue } }
     }
 
-    func gauges() -> [(name: String, help: String, value: Int)] {
-        guard let server else { return [] }
-        return [
-            ("remvvm_open_connections", "Open HTTP connections.", server.openConnections),
-            ("remvvm_suspended_connections", "Connections parked without a thread.", server.suspendedConnections),
-        ]
+    /// Open HTTP connections, and those parked without a thread; zeros before the transport exists.
+    func gauges() -> (open: Int, suspended: Int) {
+        guard let server else { return (0, 0) }
+        return (server.openConnections, server.suspendedConnections)
     }
 }
