@@ -13,7 +13,7 @@ import Testing
 
     @Test func withAMetricsPortOnlyThatListenerServesMetrics() async throws {
         let server = try await ServerProcess.start(
-            dataDirectory: dataDirectory, arguments: ["--durability", "off", "--metrics-port", "0"])
+            dataDirectory: dataDirectory, arguments: ["--metrics-port", "0"])
         let metricsPort = try #require(Self.metricsPort(in: server.log), "no metrics line in:\n\(server.log)")
         #expect(metricsPort != server.port)
         let port = server.port
@@ -31,6 +31,10 @@ import Testing
             #expect(scrape.text.contains(#"remvvm_http_requests_total{route="/metrics",status="404"} 1"#))
             #expect(scrape.text.contains("\nremvvm_sessions 1.0\n"))
             #expect(scrape.text.contains("# TYPE remvvm_refusals_total counter\n"))
+            let transactions = scrape.text.split(separator: "\n")
+                .first { $0.hasPrefix("remvvm_storage_transactions_total ") }
+                .flatMap { Double($0.dropFirst("remvvm_storage_transactions_total ".count)) }
+            #expect(transactions.map { $0 >= 1 } == true, "the session's creation was written")
             #expect(try operator_.http.request("GET", "/healthz").status == 404)
             #expect(try operator_.http.request("POST", "/metrics").status == 405)
         }

@@ -1,4 +1,5 @@
 import CoreMetrics
+import ReMVVM
 import ReMVVMPersistence
 import Synchronization
 
@@ -23,6 +24,7 @@ final class ServerMetrics: Sendable {
     private let refusals: [CoreMetrics.Counter]
     let gauges: Gauges
     let storage: Storage
+    let topics: Topics
 
     /// A registry for routes labelled `routeLabels[index]`, recording into `factory`.
     init(routeLabels: [String], factory: any MetricsFactory) {
@@ -35,6 +37,7 @@ final class ServerMetrics: Sendable {
         }
         gauges = Gauges(factory: factory)
         storage = Storage(factory: factory)
+        topics = Topics(factory: factory)
     }
 
     /// Counts one answered request and, for a dispatch, adds its duration to the latency histogram.
@@ -120,6 +123,44 @@ extension ServerMetrics {
             commits.increment(by: max(now.commits - last.commits, 0))
             snapshots.increment(by: max(now.snapshots - last.snapshots, 0))
             failures.increment(by: max(now.failures - last.failures, 0))
+        }
+    }
+}
+
+extension ServerMetrics {
+    /// What the app's topic hub has done (``TopicStatistics``), as counters.
+    struct Topics: Sendable {
+        let published: CoreMetrics.Counter
+        let delivered: CoreMetrics.Counter
+        let passes: CoreMetrics.Counter
+        let deferredPasses: CoreMetrics.Counter
+        let gaps: CoreMetrics.Counter
+        let wakeUps: CoreMetrics.Counter
+        let readFailures: CoreMetrics.Counter
+
+        init(factory: any MetricsFactory) {
+            func counter(_ label: String) -> CoreMetrics.Counter { CoreMetrics.Counter(label: label, factory: factory) }
+            published = counter("remvvm_topic_published_total")
+            delivered = counter("remvvm_topic_delivered_total")
+            passes = counter("remvvm_topic_passes_total")
+            deferredPasses = counter("remvvm_topic_deferred_passes_total")
+            gaps = counter("remvvm_topic_gaps_total")
+            wakeUps = counter("remvvm_topic_wake_ups_total")
+            readFailures = counter("remvvm_topic_read_failures_total")
+        }
+
+        /// Adds what the hub did between two readings of its statistics (from zero for the first).
+        func add(_ now: TopicStatistics, since last: TopicStatistics?) {
+            func grow(_ counter: CoreMetrics.Counter, _ path: KeyPath<TopicStatistics, Int>) {
+                counter.increment(by: max(now[keyPath: path] - (last?[keyPath: path] ?? 0), 0))
+            }
+            grow(published, \.published)
+            grow(delivered, \.delivered)
+            grow(passes, \.passes)
+            grow(deferredPasses, \.deferredPasses)
+            grow(gaps, \.gaps)
+            grow(wakeUps, \.wakeUps)
+            grow(readFailures, \.readFailures)
         }
     }
 }

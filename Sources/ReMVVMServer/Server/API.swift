@@ -23,6 +23,10 @@ final class API: HTTPHandler {
     let transportGauges: @Sendable () -> (open: Int, suspended: Int)
     /// The storage writer's counts at the last gauge update, so its counters grow by the difference.
     private let writerCounts = Mutex(WriterStatistics())
+    /// The app's topic hub, whose statistics the metrics count; nil when the server was not given it.
+    let topics: TopicHub?
+    /// The hub's counts at the last gauge update.
+    private let topicCounts = Mutex<TopicStatistics?>(nil)
     /// Where sessions are kept durably; nil keeps them in memory only.
     let durability: (any SessionPersistence)?
     /// Loads the sessions a shared storage holds and this node does not; nil unless the storage is shared.
@@ -50,9 +54,11 @@ final class API: HTTPHandler {
         durability: (any SessionPersistence)?,
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),
+        topics: TopicHub? = nil,
         transportGauges: @escaping @Sendable () -> (open: Int, suspended: Int)
     ) {
         timer = DeadlineTimer(clock: clock)
+        self.topics = topics
         metrics = ServerMetrics(
             routeLabels: Route.labels, factory: configuration.metricsFactory ?? NOOPMetricsHandler.instance)
         self.configuration = configuration
@@ -201,12 +207,20 @@ final class API: HTTPHandler {
         let transport = transportGauges()
         gauges.openConnections.record(transport.open)
         gauges.suspendedConnections.record(transport.suspended)
-        guard let statistics = durability?.writerStatistics else { return }
-        let last = writerCounts.withLock { last in
-            defer { last = statistics }
-            return last
+        if let statistics = durability?.writerStatistics {
+            let last = writerCounts.withLock { last in
+                defer { last = statistics }
+                return last
+            }
+            metrics.storage.add(statistics, since: last)
         }
-        metrics.storage.add(statistics, since: last)
+        if let statistics = topics?.statistics {
+            let last = topicCounts.withLock { last in
+                defer { last = statistics }
+                return last
+            }
+            metrics.topics.add(statistics, since: last)
+        }
     }
 
     /// Expires the sessions idle at `now` (the housekeeper's clock); called by the server's housekeeper.
