@@ -3,6 +3,7 @@ import ExampleApp
 import Foundation
 import Logging
 import MicroHTTP
+import Prometheus
 import ReMVVM
 import ReMVVMServer
 import ServiceLifecycle
@@ -97,6 +98,18 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("max-resume-delay"),
         help: "Longest ms a parked answer waits to be resumed with others; 0: none (REMVVM_MAX_RESUME_DELAY).")
     var maxResumeDelay: Int?
+    /// Where `/metrics` is served. Unset, the API port serves it, as before: the default listens on loopback,
+    /// and a single port is what a first deployment and the benchmarks scrape. Set, a listener of its own serves
+    /// it and the API port answers `/metrics` with 404, so a server open to the public keeps its metrics to
+    /// those who reach the operators' port (firewalled, or bound to a private address with `--metrics-host`).
+    @Option(
+        name: .customLong("metrics-port"),
+        help: "Serve /metrics on this port only, not the API port; 0 picks a free one (REMVVM_METRICS_PORT).")
+    var metricsPort: UInt16?
+    @Option(
+        name: .customLong("metrics-host"),
+        help: "Address of the --metrics-port listener; default the --host address (REMVVM_METRICS_HOST).")
+    var metricsHost: String?
     @Flag(
         name: .customLong("pin-workers"),
         help: "Keep each HTTP worker thread on a CPU of its own (REMVVM_PIN_WORKERS).")
@@ -111,7 +124,14 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "remvvm.server")
-        let configuration = try makeConfiguration(environment)
+        var made = try makeConfiguration(environment)
+        // The process owns its metrics backend; the server library only records into the factory it is given.
+        let (registry, factory) = MetricsListener.makeBackend()
+        made.metricsFactory = factory
+        let metricsPort = try metricsPort ?? environment.number("REMVVM_METRICS_PORT")
+        let metricsHost = metricsHost ?? environment["REMVVM_METRICS_HOST"] ?? made.host
+        if metricsPort == nil { made.metricsExposition = { registry.emitToBuffer() } }
+        let configuration = made
         var storeConfiguration = StoreConfiguration()
         storeConfiguration.onEffectError = { error in logger.warning("effect failed: \(error)") }
         storeConfiguration.onTopicError = { error in logger.warning("topic: \(error)") }
@@ -131,12 +151,40 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("cannot start: \(error)")
             }
             Self.logStart(server, configuration: configuration, logger: logger)
+            let listener = try metricsPort.map { port in
+                try Self.startMetricsListener(
+                    host: metricsHost, port: port, server: server, registry: registry, logger: logger)
+            }
+            defer { listener?.stop() }
             try await server.run()
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: serving)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// Starts the listener that alone serves `/metrics` (`--metrics-port`), with one worker thread.
+    private static func startMetricsListener(
+        host: String, port: UInt16, server: StoreServer, registry: PrometheusCollectorRegistry, logger: Logger
+    ) throws -> HTTPServer {
+        var configuration = HTTPServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.threadPoolSize = 1
+        configuration.connectionLimit = 64
+        configuration.maxBodySize = 1024
+        configuration.diagnostics = { message in logger.warning("metrics listener: \(message)") }
+        let listener = HTTPServer(
+            configuration: configuration, handler: MetricsListener(server: server, registry: registry))
+        do {
+            try listener.start()
+        } catch {
+            server.stop()
+            throw ValidationError("cannot serve metrics on \(host):\(port): \(error)")
+        }
+        logger.info("metrics listening on http://\(host):\(listener.port)/metrics")
+        return listener
     }
 
     private static func logStart(_ server: StoreServer, configuration: ServerConfiguration, logger: Logger) {

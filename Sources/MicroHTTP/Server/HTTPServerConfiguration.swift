@@ -78,6 +78,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// rejected, a file that could not be opened), so the layer above can log them; called on any thread.
     public var diagnostics: (@Sendable (String) -> Void)?
 
+    /// Told each time the transport refuses a request to protect a budget, with the reason's metric label
+    /// (`body-too-large`, ...), so the layer above can count it; called on any thread, so it must be cheap.
+    public var onRefusal: (@Sendable (String) -> Void)?
+
     /// Creates the default configuration (127.0.0.1:8080, a thread per CPU, 10,000 connections).
     public init() {}
 

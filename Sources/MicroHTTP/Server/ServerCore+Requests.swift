@@ -28,6 +28,7 @@ extension ServerCore {
         }
         // libmicrohttpd closes the connection after this answer and never reads the body.
         responder.markDispatched()
+        configuration.onRefusal?("body-too-large")
         return ResponseSender.send(.payloadTooLarge(limit: configuration.maxBodySize), on: connection, core: self)
     }
 
@@ -44,6 +45,7 @@ extension ServerCore {
         case .resumed:
             return carryOut(responder.daemonResumed(connection, core: self), on: connection)
         case .bodyTooLarge:
+            configuration.onRefusal?("body-too-large")
             return ResponseSender.send(.payloadTooLarge(limit: configuration.maxBodySize), on: connection, core: self)
         case .handle(let received):
             body = received

@@ -46,6 +46,9 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// What the writer has done so far: transactions, commits and snapshots written.
     package var statistics: WriterStatistics { writer.statistics }
 
+    /// The writer's statistics, for the server's metrics.
+    package var writerStatistics: WriterStatistics? { writer.statistics }
+
     /// A logged store for a new session, as the server sees it; its identity is queued for storage, and
     /// `durable` follows its stored version.
     package func makeStore(for session: SessionRecord, durable: DurableVersion) -> any ProjectedStore {

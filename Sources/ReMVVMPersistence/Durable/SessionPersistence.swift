@@ -61,6 +61,9 @@ package protocol SessionPersistence: Sendable {
     /// Queues the answer of a dispatch made under ``IdempotentDispatch/current`` with `key`, so
     /// that a retry after a restart gets it byte for byte; wait with ``whenDurable(_:)``.
     func recordAnswer(session id: String, key: String, answer: [UInt8])
+
+    /// What the storage's writer has done so far, for metrics; nil when there is no writer.
+    var writerStatistics: WriterStatistics? { get }
 }
 
 extension SessionPersistence {
@@ -71,4 +74,7 @@ extension SessionPersistence {
 
     /// Keeps no answers: a retry after a restart gets one built from the stored version.
     public func recordAnswer(session id: String, key: String, answer: [UInt8]) {}
+
+    /// No writer: nothing to count.
+    package var writerStatistics: WriterStatistics? { nil }
 }

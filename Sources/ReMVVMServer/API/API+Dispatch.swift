@@ -31,7 +31,8 @@ extension API {
             let digest = IdempotencyCache.digest(request.body)
             switch session.idempotency.withLock({ $0.begin(key: key, digest: digest) }) {
             case .proceed: note = IdempotentDispatch.Note(key: key, digest: digest)
-            case .replay(let response):
+            case .replay(let kept):
+                let response = replayed(kept, session: session, request: request)
                 // A first answer that failed to be stored is stored by the writer's repair: the replay waits for it.
                 whenDurable(response, session: session.id) { answer in
                     if answer.status == 200 { exchange.sendPrepared(answer) } else { exchange.send(answer) }
@@ -58,7 +59,9 @@ extension API {
         // The commit is logged with its key in one transaction, and the answer right after it.
         let response = IdempotentDispatch.$current.withValue(note) { dispatchResponse(session, request) }
         if response.status == 200, case .bytes(let body) = response.body {
-            durability.recordAnswer(session: session.id, key: note.key, answer: body)
+            durability.recordAnswer(
+                session: session.id, key: note.key,
+                answer: IdempotencyCache.compact(body, limit: configuration.maxIdempotentAnswerSize))
         }
         respond(response, session: session, note: note, exchange)
     }
@@ -89,11 +92,11 @@ extension API {
         _ exchange: Exchange
     ) {
         if let note {
+            let kept = response.status == 200 ? response : applied?.status == 200 ? applied : nil
+            let compacted = kept.map { compact($0) }
             session.idempotency.withLock { cache in
-                if response.status == 200 {
-                    cache.finish(key: note.key, digest: note.digest, response: response)
-                } else if let applied, applied.status == 200 {
-                    cache.finish(key: note.key, digest: note.digest, response: applied)
+                if let compacted {
+                    cache.finish(key: note.key, digest: note.digest, response: compacted)
                 } else {
                     cache.abandon(key: note.key)
                 }
@@ -105,6 +108,41 @@ extension API {
         } else {
             exchange.send(response, dispatchStarted: exchange.started)
         }
+    }
+
+    /// The answer an idempotency key keeps: its views left out (``IdempotencyCache/compact(_:limit:)``).
+    private func compact(_ response: HTTPResponse) -> HTTPResponse {
+        guard case .bytes(let body) = response.body else { return response }
+        return HTTPResponse(
+            status: response.status, headers: response.headers,
+            body: .bytes(IdempotencyCache.compact(body, limit: configuration.maxIdempotentAnswerSize)))
+    }
+
+    /// A kept answer replayed to `request`: the same status, results and version, with the views the request
+    /// names as they were at that version, read from the store's history; `{}` when the history no longer goes
+    /// back that far (the client then reads or polls from the version it is given). An answer kept whole (an
+    /// older storage row) is replayed as it was.
+    private func replayed(_ kept: HTTPResponse, session: Session, request: HTTPRequest) -> HTTPResponse {
+        guard case .bytes(let body) = kept.body, let prefix = IdempotencyCache.viewlessPrefix(body),
+            let version = kept.headers["Store-Version"].flatMap({ Cursor(parsing: $0) }),
+            version.epoch == session.epoch,
+            let views = try? request.viewSelection(of: session.store), !views.isEmpty,
+            let past = session.store.views(views, since: version.number).past, !past.isEmpty
+        else { return kept }
+        var rebuilt = Array(prefix)
+        let sorted = past.count < 2 ? past : past.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        do {
+            for (index, snapshot) in sorted.enumerated() {
+                if index > 0 { rebuilt.append(UInt8(ascii: ",")) }
+                JSONValue.string(snapshot.name).serialize(into: &rebuilt)
+                rebuilt.append(UInt8(ascii: ":"))
+                rebuilt += try snapshot.jsonBytes()
+            }
+        } catch {
+            return kept
+        }
+        rebuilt.append(utf8: "}}")
+        return HTTPResponse(status: kept.status, headers: kept.headers, body: .bytes(rebuilt))
     }
 
     private func dispatchResponse(_ session: Session, _ request: HTTPRequest) -> HTTPResponse {

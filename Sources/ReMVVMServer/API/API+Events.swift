@@ -55,6 +55,7 @@ extension API {
         }
         guard session.openStreams.add(1, ordering: .relaxed).newValue <= configuration.maxStreamsPerSession else {
             session.openStreams.subtract(1, ordering: .relaxed)
+            metrics.refused(.streamsPerSession)
             exchange.send(.tooManyRequests("at most \(configuration.maxStreamsPerSession) event streams per session"))
             return
         }

@@ -36,6 +36,7 @@ extension API {
         }
         guard session.parkedPolls.add(1, ordering: .relaxed).newValue <= configuration.maxPollsPerSession else {
             session.parkedPolls.subtract(1, ordering: .relaxed)
+            metrics.refused(.pollsPerSession)
             exchange.send(.tooManyRequests("at most \(configuration.maxPollsPerSession) long-polls per session"))
             return
         }

@@ -21,6 +21,7 @@ extension API {
             return
         }
         guard let session = sessions.create() else {
+            metrics.refused(.sessionLimit)
             exchange.send(.unavailable("the server holds its maximum of \(configuration.maxSessions) sessions"))
             return
         }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import MicroHTTP
@@ -12,15 +13,21 @@ final class API: HTTPHandler {
     let configuration: ServerConfiguration
     let sessions: SessionRegistry
     let actions: ActionRegistry
-    let metrics = ServerMetrics(routeLabels: Route.labels)
+    let metrics: ServerMetrics
     let timer: DeadlineTimer
     let streams = EventStreams()
     let files: StaticFiles
     let logger: Logger
     /// Whether `logger` writes a debug line per answer (its level is set once, at start).
     let logsAnswers: Bool
-    /// Reads the transport's gauges for `/metrics` (set once the transport exists).
-    let transportGauges: @Sendable () -> [(name: String, help: String, value: Int)]
+    /// Reads the transport's open and suspended connections for the gauges (set once the transport exists).
+    let transportGauges: @Sendable () -> (open: Int, suspended: Int)
+    /// The storage writer's counts at the last gauge update, so its counters grow by the difference.
+    private let writerCounts = Mutex(WriterStatistics())
+    /// The app's topic hub, whose statistics the metrics count; nil when the server was not given it.
+    let topics: TopicHub?
+    /// The hub's counts at the last gauge update.
+    private let topicCounts = Mutex<TopicStatistics?>(nil)
     /// Where sessions are kept durably; nil keeps them in memory only.
     let durability: (any SessionPersistence)?
     /// Loads the sessions a shared storage holds and this node does not; nil unless the storage is shared.
@@ -33,7 +40,7 @@ final class API: HTTPHandler {
         actions: ActionRegistry,
         makeStore: @escaping @Sendable () -> any ProjectedStore,
         logger: Logger,
-        transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
+        transportGauges: @escaping @Sendable () -> (open: Int, suspended: Int)
     ) {
         self.init(
             configuration: configuration, actions: actions, makeStore: { _, _ in makeStore() }, durability: nil,
@@ -48,9 +55,13 @@ final class API: HTTPHandler {
         durability: (any SessionPersistence)?,
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),
-        transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
+        topics: TopicHub? = nil,
+        transportGauges: @escaping @Sendable () -> (open: Int, suspended: Int)
     ) {
         timer = DeadlineTimer(clock: clock)
+        self.topics = topics
+        metrics = ServerMetrics(
+            routeLabels: Route.labels, factory: configuration.metricsFactory ?? NOOPMetricsHandler.instance)
         self.configuration = configuration
         self.actions = actions
         self.logger = logger
@@ -178,21 +189,45 @@ final class API: HTTPHandler {
         return true
     }
 
+    /// `GET /metrics`: the exposition the configuration names, once the gauges are set; 404 when there is none
+    /// (the metrics are served on a listener of their own, or not at all).
     private func exposeMetrics(_ exchange: Exchange) {
+        guard let exposition = configuration.metricsExposition else {
+            exchange.send(.notFound("no API route \(exchange.request.method) \(exchange.request.path)"))
+            return
+        }
         guard isRead(exchange) else { return }
-        let all = sessions.all
-        var gauges: [(name: String, help: String, value: Int)] = [
-            ("remvvm_sessions", "Live sessions.", all.count),
-            ("remvvm_parked_polls", "Long-polls waiting for a change.", timer.count),
-            ("remvvm_event_streams", "Open Server-Sent Events streams.", streams.count),
-            ("remvvm_running_effects", "Middleware effects running.", all.reduce(0) { $0 + $1.store.runningEffects }),
-        ]
-        gauges += transportGauges()
-        let text = metrics.render(gauges: gauges)
+        updateMetricGauges()
         exchange.send(
             HTTPResponse(
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
-                body: .bytes(Array(text.utf8))))
+                body: .bytes(exposition())))
+    }
+
+    /// Sets the gauges from counts kept as the server runs: each an O(1) read, whatever the number of sessions.
+    func updateMetricGauges() {
+        let gauges = metrics.gauges
+        gauges.sessions.record(sessions.count)
+        gauges.parkedPolls.record(timer.count)
+        gauges.eventStreams.record(streams.count)
+        gauges.runningEffects.record(AnyProjectedStore.runningEffectsInProcess)
+        let transport = transportGauges()
+        gauges.openConnections.record(transport.open)
+        gauges.suspendedConnections.record(transport.suspended)
+        if let statistics = durability?.writerStatistics {
+            let last = writerCounts.withLock { last in
+                defer { last = statistics }
+                return last
+            }
+            metrics.storage.add(statistics, since: last)
+        }
+        if let statistics = topics?.statistics {
+            let last = topicCounts.withLock { last in
+                defer { last = statistics }
+                return last
+            }
+            metrics.topics.add(statistics, since: last)
+        }
     }
 
     /// The tidy deleted these sessions from storage: a copy held here (which its stored expiry should have kept

@@ -1,3 +1,4 @@
+import CoreMetrics
 import MicroHTTP
 
 /// Everything an operator can set: where to listen, what to serve, and every limit.
@@ -50,12 +51,40 @@ public struct ServerConfiguration: Sendable {
     /// shortest inactivity timeout libmicrohttpd takes), so a period of 1 s or more lets them all close while
     /// idle, rather than be cut by the stop just as a reverse proxy sends a request on one.
     public var drainPeriod: Duration = .seconds(1)
+    /// Where the server records its metrics (swift-metrics): requests by route and status, dispatch latency
+    /// (``dispatchLatencyBuckets``), refusals by reason and the gauges. nil records nothing.
+    ///
+    /// A library never bootstraps the process-wide `MetricsSystem`: it runs inside someone else's process. The
+    /// process chooses the backend and hands it here; the executable passes a `PrometheusMetricsFactory` over
+    /// the registry it serves.
+    public var metricsFactory: (any MetricsFactory)?
+    /// What `GET /metrics` on this port answers: the Prometheus text (version 0.0.4) of the registry
+    /// ``metricsFactory`` records into, made at each scrape after the gauges are set. nil answers `/metrics`
+    /// with 404 here, as when an operator serves the metrics on a listener of their own that only operators
+    /// reach (the executable's `--metrics-port`).
+    public var metricsExposition: (@Sendable () -> [UInt8])?
+    /// Most of the server's bytes an `Idempotency-Key`'s remembered answer may hold, in memory and in storage:
+    /// a replay rebuilds the views, so only the results and the version are kept. A batch whose results pass
+    /// it (hundreds of actions) is remembered with its version only, and replays with empty results.
+    public var maxIdempotentAnswerSize = 4096
     /// How the HTTP workers tune their event loops (``TransportTuning``): for the executable's benchmark
     /// switches, not part of the public configuration.
     package var transportTuning = TransportTuning()
 
     /// The defaults: loopback on 8080, serving `public/`.
     public init() {}
+
+    /// The buckets of the dispatch latency histogram (`remvvm_dispatch_duration_seconds`), 50 µs to 1 s: give
+    /// them to the metrics backend (a `PrometheusMetricsFactory`'s `durationHistogramBuckets`), whose defaults
+    /// start at 5 ms, above most dispatches.
+    public static let dispatchLatencyBuckets: [Duration] = [
+        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+        .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+    ]
+
+    /// The name of the dispatch latency histogram, for a backend's per-metric buckets.
+    public static let dispatchLatencyMetric = "remvvm_dispatch_duration_seconds"
 
     var transport: HTTPServerConfiguration {
         var transport = HTTPServerConfiguration()

@@ -35,18 +35,19 @@ public final class StoreServer: Sendable {
         self.init(
             actions: definition.actions, makeStore: { _, _ in AnyProjectedStore(definition.makeStore()) },
             durability: nil,
-            configuration: configuration, logger: logger)
+            configuration: configuration, logger: logger, topics: definition.topics)
     }
 
     /// A server whose stores are made per session identity, kept durably when `durability` is set; its long-poll
-    /// timeouts and housekeeping go by `clock`.
+    /// timeouts and housekeeping go by `clock`; `topics`, the app's hub, is counted in the metrics.
     init(
         actions: ActionRegistry,
         makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
         durability: (any SessionPersistence)?,
         configuration: ServerConfiguration,
         logger: Logger,
-        clock: any ServerClock = SystemServerClock()
+        clock: any ServerClock = SystemServerClock(),
+        topics: TopicHub? = nil
     ) {
         self.logger = logger
         let transportBox = TransportBox()
@@ -57,10 +58,14 @@ public final class StoreServer: Sendable {
             durability: durability,
             logger: logger,
             clock: clock,
+            topics: topics,
             transportGauges: { transportBox.gauges() }
         )
         var transportConfiguration = configuration.transport
         transportConfiguration.diagnostics = { message in logger.warning("\(message)") }
+        transportConfiguration.onRefusal = { [metrics = api.metrics] reason in
+            if let refusal = Refusal(rawValue: reason) { metrics.refused(refusal) }
+        }
         transport = HTTPServer(configuration: transportConfiguration, handler: api)
         transportBox.server = transport
         let api = self.api
@@ -88,6 +93,15 @@ public final class StoreServer: Sendable {
 
     /// How many sessions are live.
     public var sessionCount: Int { api.sessions.count }
+
+    /// Sets the gauges (sessions, parked long-polls, event streams, running effects, connections) and the storage
+    /// counters in ``ServerConfiguration/metricsFactory`` from counts the server keeps as it runs, in O(1)
+    /// whatever the number of sessions. The API port's `/metrics` calls it before each scrape; call it before
+    /// serving the registry anywhere else (the executable's metrics listener does), or on a timer for a backend
+    /// that pushes.
+    public func updateMetricGauges() {
+        api.updateMetricGauges()
+    }
 
     /// How many times the housekeeping thread has woken since ``start()`` (for tests: it sleeps while nothing is
     /// due).
@@ -157,11 +171,9 @@ private final class TransportBox: Sendable {
         set { box.withLock { $0.server = newValue } }
     }
 
-    func gauges() -> [(name: String, help: String, value: Int)] {
-        guard let server else { return [] }
-        return [
-            ("remvvm_open_connections", "Open HTTP connections.", server.openConnections),
-            ("remvvm_suspended_connections", "Connections parked without a thread.", server.suspendedConnections),
-        ]
+    /// Open HTTP connections, and those parked without a thread; zeros before the transport exists.
+    func gauges() -> (open: Int, suspended: Int) {
+        guard let server else { return (0, 0) }
+        return (server.openConnections, server.suspendedConnections)
     }
 }

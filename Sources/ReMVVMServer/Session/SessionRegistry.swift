@@ -198,9 +198,13 @@ final class SessionRegistry: Sendable {
         return expired.count
     }
 
-    /// Every live session (for shutdown and metrics).
+    /// How many times ``all`` walked every session: for tests that check a path (a metrics scrape) does not.
+    let walks = Atomic<Int>(0)
+
+    /// Every live session (for shutdown): O(sessions), never on a request's path.
     var all: [Session] {
-        shards.flatMap { shard in shard.contents.withLock { $0.sessions.values } }
+        walks.add(1, ordering: .relaxed)
+        return shards.flatMap { shard in shard.contents.withLock { $0.sessions.values } }
     }
 
     /// Takes one of the `limit` places for a new session; false when all are taken.

@@ -34,6 +34,8 @@ struct TestServer: Sendable {
         // The tests' clients keep idle connections, which would make every stop wait the whole period; the drain
         // has tests of its own (MicroHTTP's DrainTests, and the cluster test's rolling restart).
         configuration.drainPeriod = .zero
+        // Metrics into a registry of this server's own, served at `/metrics` as the executable does by default.
+        MetricsBackend().serve(in: &configuration)
         return configuration
     }
 }
