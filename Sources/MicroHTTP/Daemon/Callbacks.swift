@@ -48,6 +48,7 @@ func mhdURISeen(
 ) -> UnsafeMutableRawPointer? {
     guard let closure, let uri, let connection else { return nil }
     let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
+    worker.requestLineSeen(connection)
     return worker.core.screenURL(URLShape(uri), on: ConnectionHandle(pointer: connection, worker: worker))
 }
 
@@ -62,7 +63,9 @@ func mhdRequestCompleted(
     guard let closure, let requestContext, let existing = requestContext.pointee else { return }
     requestContext.pointee = nil
     guard existing != DirectAnswer.mark else { return }
-    let core = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue().core
+    let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
+    if let connection { worker.requestCompleted(connection) }
+    let core = worker.core
     core.endRequest(Unmanaged<Responder>.fromOpaque(existing).takeRetainedValue())
 }
 
@@ -81,7 +84,7 @@ func mhdConnectionNotified(
     case .CONNECTION_NOTIFY_STARTED:
         worker.connectionOpened(connection)
         // The client's address plus one bit above it, so that a counted client is never a null context.
-        if let client = worker.core.connectionOpened(connection) {
+        if let client = worker.core.connectionOpened(ConnectionHandle(pointer: connection, worker: worker)) {
             socketContext.pointee = UnsafeMutableRawPointer(bitPattern: UInt(client) | (1 << 32))
         }
     case .CONNECTION_NOTIFY_CLOSED:

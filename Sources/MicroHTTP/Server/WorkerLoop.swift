@@ -85,10 +85,16 @@ final class WorkerLoop: Sendable {
     private let maxResumeDelay: Int64
     /// Set once the daemon accepts no more connections and its descriptor of the listening socket is closed.
     private let quiesced = Atomic<Bool>(false)
-    /// The connections the daemon holds, from its open notification to its close notification: a drain gives
-    /// each of them the short inactivity timeout (``closeIdleConnections()``). Touched on the worker thread,
-    /// and by ``stopDaemon()`` once the loop stopped.
-    private let connections = Mutex(Set<OpenConnection>())
+    /// The connections the daemon holds, from its open notification to its close notification, with their request
+    /// deadlines: a drain gives each of them the short inactivity timeout (``closeIdleConnections()``), and each
+    /// pass after ``sweepInterval`` closes those late with their head or body (``closeLateConnections(now:)``). Touched
+    /// on the worker thread, and by ``stopDaemon()`` once the loop stopped.
+    private let connections = Mutex([OpenConnection: RequestDeadline]())
+    /// The request deadlines of the configuration.
+    private let deadlineLimits: RequestDeadline.Limits
+
+    /// How often a worker looks for connections past their deadline: a deadline is met within this much.
+    static let sweepInterval: Int64 = 250_000_000
 
     /// The inactivity timeout a drain gives every open connection, in seconds: the shortest libmicrohttpd takes.
     static let drainingIdleTimeout: UInt32 = 1
@@ -107,6 +113,7 @@ final class WorkerLoop: Sendable {
         self.index = index
         self.connectionLimit = UInt32(clamping: connectionLimit)
         maxResumeDelay = MonotonicClock.nanoseconds(of: core.configuration.tuning.maxResumeDelay)
+        deadlineLimits = RequestDeadline.Limits(core.configuration)
         epollDescriptor = epoll
         wakeDescriptor = wake
     }
@@ -256,14 +263,72 @@ final class WorkerLoop: Sendable {
 
     // MARK: - Connections
 
-    /// The daemon opened `connection` (its open notification, on the worker thread).
+    /// The daemon opened `connection` (its open notification, on the worker thread): its first head is due.
     func connectionOpened(_ connection: OpaquePointer) {
-        connections.withLock { _ = $0.insert(OpenConnection(pointer: connection)) }
+        let deadline = RequestDeadline(openedAt: MonotonicClock.nanoseconds(), limits: deadlineLimits)
+        connections.withLock { $0[OpenConnection(pointer: connection)] = deadline }
     }
 
     /// The daemon is closing `connection` (its close notification): it is not touched any more.
     func connectionClosing(_ connection: OpaquePointer) {
-        connections.withLock { _ = $0.remove(OpenConnection(pointer: connection)) }
+        connections.withLock { _ = $0.removeValue(forKey: OpenConnection(pointer: connection)) }
+    }
+
+    /// libmicrohttpd read a request line on `connection` (in a callback for it, on the worker thread).
+    func requestLineSeen(_ connection: OpaquePointer) {
+        let now = MonotonicClock.nanoseconds()
+        connections.withLock {
+            $0[OpenConnection(pointer: connection)]?.requestLineSeen(at: now, limits: deadlineLimits)
+        }
+    }
+
+    /// A request's head is complete on `connection`: its body is due.
+    func headReceived(_ connection: OpaquePointer) {
+        let now = MonotonicClock.nanoseconds()
+        connections.withLock { $0[OpenConnection(pointer: connection)]?.headReceived(at: now, limits: deadlineLimits) }
+    }
+
+    /// A request's body is complete on `connection`: nothing is due from the client until its answer went out.
+    func bodyReceived(_ connection: OpaquePointer) {
+        connections.withLock { $0[OpenConnection(pointer: connection)]?.bodyReceived() }
+    }
+
+    /// A request on `connection` completed: the next request line is due.
+    func requestCompleted(_ connection: OpaquePointer) {
+        let now = MonotonicClock.nanoseconds()
+        connections.withLock {
+            $0[OpenConnection(pointer: connection)]?.requestCompleted(at: now, limits: deadlineLimits)
+        }
+    }
+
+    /// Closes the connections past a deadline (on the worker thread, between passes): a late head or body gets a
+    /// 408 problem written straight to its socket, which is then shut down, and a keep-alive connection whose
+    /// next request line did not come is shut down unanswered; libmicrohttpd closes them on its next pass.
+    private func closeLateConnections(now: Int64) {
+        let late = connections.withLock { connections -> [(OpenConnection, RequestDeadline.Phase)] in
+            var late: [(OpenConnection, RequestDeadline.Phase)] = []
+            for (connection, deadline) in connections {
+                if let phase = deadline.expired(at: now) { late.append((connection, phase)) }
+            }
+            for (connection, _) in late { connections[connection]?.expire() }
+            return late
+        }
+        let configuration = core.configuration
+        for (connection, phase) in late {
+            let handle = ConnectionHandle(pointer: connection.pointer, worker: self)
+            switch phase {
+            case .head:
+                core.counters.requestHeadTimeouts.add(1, ordering: .relaxed)
+                DirectAnswer.send(.requestTimeout("head", limit: configuration.requestHeadTimeout), on: handle)
+            case .body:
+                core.counters.requestBodyTimeouts.add(1, ordering: .relaxed)
+                DirectAnswer.send(.requestTimeout("body", limit: configuration.requestBodyTimeout), on: handle)
+            case .idle:
+                _ = shutdown(cmhd_connection_socket(connection.pointer), Int32(SHUT_RDWR))
+            case .handling:
+                break
+            }
+        }
     }
 
     /// Pushes every corked socket answered on during the pass that just ended, together, and corks them again.
@@ -338,7 +403,7 @@ final class WorkerLoop: Sendable {
     /// resend). The others are unaffected: a parked one has no timeout while suspended, one reading a request or
     /// writing an answer is active, and every answer from now on closes its connection anyway.
     private func closeIdleConnections() {
-        let open = connections.withLock { $0 }
+        let open = connections.withLock { Array($0.keys) }
         for connection in open where cmhd_connection_set_timeout(connection.pointer, Self.drainingIdleTimeout) != .YES {
             core.report("worker \(index) cannot shorten a draining connection's timeout; the stop closes it")
         }
@@ -357,11 +422,18 @@ final class WorkerLoop: Sendable {
         var lastBatch: Int64 = 0
         var paced: ResumePacing = .none
         var waiting = false  // Resumes are queued, held back by the pacing.
+        var nextSweep: Int64 = 0  // When to look for connections past their deadline next.
         while true {
             var timeout: Int32 = -1
             var milliseconds: UInt64 = 0
             if MHD_get_timeout(daemon.pointer, &milliseconds) == .YES {
                 timeout = Int32(clamping: milliseconds)
+            }
+            if cmhd_daemon_current_connections(daemon.pointer) > 0 {
+                // Wake for the next deadline sweep, in whole milliseconds, rounded up.
+                let untilSweep = max(nextSweep &- MonotonicClock.nanoseconds(), 0)
+                let sweepWait = Int32(clamping: (untilSweep + 999_999) / 1_000_000)
+                timeout = timeout < 0 ? sweepWait : min(timeout, sweepWait)
             }
             if waiting {
                 // Until the gap has passed, in whole milliseconds, rounded up.
@@ -418,6 +490,11 @@ final class WorkerLoop: Sendable {
                 _ = MHD_run(daemon.pointer)
             }
             releaseHeldAnswers(&released)
+            let passEnd = MonotonicClock.nanoseconds()
+            if passEnd >= nextSweep {
+                nextSweep = passEnd &+ Self.sweepInterval
+                closeLateConnections(now: passEnd)
+            }
         }
     }
 }
