@@ -64,7 +64,8 @@ extension ServerCore {
             return ResponseSender.send(fallback, on: connection, core: self)
         }
         let request = RequestReader.request(
-            connection: connection, url: url, method: method, version: version, body: body)
+            connection: connection, url: url, method: method, version: version, body: body,
+            trustedProxies: trustedProxies)
         handler.handle(request, responder: responder)
         if let answer = responder.takeAnswerGivenDuringHandling() {
             // The fast path: no parking, and the answer leaves with the rest of this pass's.

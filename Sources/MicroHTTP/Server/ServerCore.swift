@@ -26,7 +26,7 @@ final class ServerCore: Sendable {
     private let clients = Mutex<[UInt32: Int]>([:])
     /// ``HTTPServerConfiguration/trustedProxies`` as `s_addr` values (network order), exempt from the per-client
     /// limit.
-    private let trustedProxies: Set<UInt32>
+    let trustedProxies: Set<UInt32>
     /// What the transport refused, for ``HTTPServer/statistics``.
     let counters = TransportCounters()
     /// All streams' unsent bytes against ``HTTPServerConfiguration/streamBufferBudget``.

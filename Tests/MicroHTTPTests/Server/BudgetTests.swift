@@ -41,10 +41,20 @@ struct BudgetTests {
 
     @Test func aTrustedProxyIsExemptFromThePerAddressLimitAndOthersGet429() throws {
         try withServer(
-            {
-                $0.perClientConnectionLimit = 2; $0.trustedProxies = ["127.0.0.4"]
-            }, handler: Self.answerOK
+            { configuration in
+                configuration.perClientConnectionLimit = 2
+                configuration.trustedProxies = ["127.0.0.4"]
+            },
+            handler: { request, responder in
+                if request.path != "/poll" { responder.respond(.text("\(request.isFromTrustedProxy)")) }
+            }
         ) { server in
+            for (address, trusted) in [("127.0.0.4", "true"), ("127.0.0.5", "false")] {
+                let socket = try LoopbackSocket(from: address, to: server.port)
+                socket.send("GET /who HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+                #expect(socket.readAnswer(timeout: .seconds(2))?.body == trusted)
+                #expect(socket.readUntilClosed(timeout: .seconds(2)).closed)
+            }
             let proxied = try (0..<3).map { _ in try LoopbackSocket(from: "127.0.0.4", to: server.port) }
             let direct = try (0..<2).map { _ in try LoopbackSocket(from: "127.0.0.5", to: server.port) }
             for socket in proxied + direct { socket.send("GET /poll HTTP/1.1\r\nHost: test\r\n\r\n") }
@@ -68,9 +78,11 @@ struct BudgetTests {
     ])
     func aRequestDribbledAByteASecondIsAnswered408AtItsDeadline(part: String, head: String) throws {
         try withServer(
-            {
-                $0.requestHeadTimeout = .seconds(2); $0.requestBodyTimeout = .seconds(2)
-            }, handler: Self.answerOK
+            { configuration in
+                configuration.requestHeadTimeout = .seconds(2)
+                configuration.requestBodyTimeout = .seconds(2)
+            },
+            handler: Self.answerOK
         ) { server in
             let socket = try LoopbackSocket(from: "127.0.0.1", to: server.port)
             // The head whole for the body's case (its deadline starts there), then a byte a second, 10 at most.
