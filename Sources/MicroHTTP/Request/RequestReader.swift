@@ -62,36 +62,11 @@ enum RequestReader {
         return parseLength(UnsafeRawBufferPointer(start: value, count: strlen(value)))
     }
 
-    /// Whether the request has two `Content-Length` fields that do not state the same length (RFC 9112 §6.3: a
-    /// recipient must then treat the message as invalid; equal ones may be taken as one). Walks the header fields,
-    /// so it is asked only of requests that have one.
+    /// Whether the request has two `Content-Length` fields that differ (RFC 9112 §6.3: a recipient must then treat
+    /// the message as invalid; identical ones may be taken as one). Walks the header fields (in C, names compared
+    /// by length first), so it is asked only of requests that have one.
     static func hasConflictingContentLengths(_ connection: ConnectionHandle) -> Bool {
-        struct Seen {
-            var first: UInt64??
-            var conflict = false
-        }
-        var seen = Seen()
-        _ = withUnsafeMutablePointer(to: &seen) { pointer in
-            MHD_get_connection_values(
-                connection.pointer, .HEADER_KIND,
-                { closure, _, key, value in
-                    guard let closure, let key, strcasecmp(key, "Content-Length") == 0 else { return .YES }
-                    let seen = closure.assumingMemoryBound(to: Seen.self)
-                    let length = value.flatMap {
-                        RequestReader.parseLength(UnsafeRawBufferPointer(start: $0, count: strlen($0)))
-                    }
-                    if let first = seen.pointee.first {
-                        if first == nil || length == nil || first != length {
-                            seen.pointee.conflict = true
-                            return .NO
-                        }
-                    } else {
-                        seen.pointee.first = .some(length)
-                    }
-                    return .YES
-                }, pointer)
-        }
-        return seen.conflict
+        cmhd_connection_content_lengths_differ(connection.pointer) != 0
     }
 
     /// Reads a decimal length on the bytes, as it runs for every request with a body.

@@ -85,13 +85,16 @@ final class WorkerLoop: Sendable {
     private let maxResumeDelay: Int64
     /// Set once the daemon accepts no more connections and its descriptor of the listening socket is closed.
     private let quiesced = Atomic<Bool>(false)
-    /// The connections the daemon holds, from its open notification to its close notification, with their request
-    /// deadlines: a drain gives each of them the short inactivity timeout (``closeIdleConnections()``), and each
-    /// pass after ``sweepInterval`` closes those late with their head or body (``closeLateConnections(now:)``). Touched
+    /// The connections the daemon holds, from its open notification to its close notification, with their records:
+    /// a drain gives each of them the short inactivity timeout (``closeIdleConnections()``), and each pass after
+    /// ``sweepInterval`` closes those late with their head or body (``closeLateConnections(now:)``). Touched
     /// on the worker thread, and by ``stopDaemon()`` once the loop stopped.
-    private let connections = Mutex([OpenConnection: RequestDeadline]())
+    private let connections = Mutex([OpenConnection: ConnectionRecord]())
     /// The request deadlines of the configuration.
     private let deadlineLimits: RequestDeadline.Limits
+    /// When the current pass began (monotonic nanoseconds): the time the callbacks of the pass count deadlines
+    /// from, read rather than the clock's, as they run four times per request.
+    private let passStart = Atomic<Int64>(0)
 
     /// How often a worker looks for connections past their deadline: a deadline is met within this much.
     static let sweepInterval: Int64 = 250_000_000
@@ -264,9 +267,12 @@ final class WorkerLoop: Sendable {
     // MARK: - Connections
 
     /// The daemon opened `connection` (its open notification, on the worker thread): its first head is due.
-    func connectionOpened(_ connection: OpaquePointer) {
-        let deadline = RequestDeadline(openedAt: MonotonicClock.nanoseconds(), limits: deadlineLimits)
-        connections.withLock { $0[OpenConnection(pointer: connection)] = deadline }
+    /// Returns its record, which the caller keeps in the connection's socket context.
+    func connectionOpened(_ connection: OpaquePointer, countedClient: UInt32?) -> ConnectionRecord {
+        let deadline = RequestDeadline(openedAt: passStart.load(ordering: .relaxed), limits: deadlineLimits)
+        let record = ConnectionRecord(countedClient: countedClient, deadline: deadline)
+        connections.withLock { $0[OpenConnection(pointer: connection)] = record }
+        return record
     }
 
     /// The daemon is closing `connection` (its close notification): it is not touched any more.
@@ -276,29 +282,25 @@ final class WorkerLoop: Sendable {
 
     /// libmicrohttpd read a request line on `connection` (in a callback for it, on the worker thread).
     func requestLineSeen(_ connection: OpaquePointer) {
-        let now = MonotonicClock.nanoseconds()
-        connections.withLock {
-            $0[OpenConnection(pointer: connection)]?.requestLineSeen(at: now, limits: deadlineLimits)
-        }
+        let now = passStart.load(ordering: .relaxed)
+        ConnectionRecord.of(connection)?.deadline.withLock { $0.requestLineSeen(at: now, limits: deadlineLimits) }
     }
 
     /// A request's head is complete on `connection`: its body is due.
     func headReceived(_ connection: OpaquePointer) {
-        let now = MonotonicClock.nanoseconds()
-        connections.withLock { $0[OpenConnection(pointer: connection)]?.headReceived(at: now, limits: deadlineLimits) }
+        let now = passStart.load(ordering: .relaxed)
+        ConnectionRecord.of(connection)?.deadline.withLock { $0.headReceived(at: now, limits: deadlineLimits) }
     }
 
     /// A request's body is complete on `connection`: nothing is due from the client until its answer went out.
     func bodyReceived(_ connection: OpaquePointer) {
-        connections.withLock { $0[OpenConnection(pointer: connection)]?.bodyReceived() }
+        ConnectionRecord.of(connection)?.deadline.withLock { $0.bodyReceived() }
     }
 
     /// A request on `connection` completed: the next request line is due.
     func requestCompleted(_ connection: OpaquePointer) {
-        let now = MonotonicClock.nanoseconds()
-        connections.withLock {
-            $0[OpenConnection(pointer: connection)]?.requestCompleted(at: now, limits: deadlineLimits)
-        }
+        let now = passStart.load(ordering: .relaxed)
+        ConnectionRecord.of(connection)?.deadline.withLock { $0.requestCompleted(at: now, limits: deadlineLimits) }
     }
 
     /// Closes the connections past a deadline (on the worker thread, between passes): a late head or body gets a
@@ -307,10 +309,14 @@ final class WorkerLoop: Sendable {
     private func closeLateConnections(now: Int64) {
         let late = connections.withLock { connections -> [(OpenConnection, RequestDeadline.Phase)] in
             var late: [(OpenConnection, RequestDeadline.Phase)] = []
-            for (connection, deadline) in connections {
-                if let phase = deadline.expired(at: now) { late.append((connection, phase)) }
+            for (connection, record) in connections {
+                let phase = record.deadline.withLock { deadline -> RequestDeadline.Phase? in
+                    guard let phase = deadline.expired(at: now) else { return nil }
+                    deadline.expire()
+                    return phase
+                }
+                if let phase { late.append((connection, phase)) }
             }
-            for (connection, _) in late { connections[connection]?.expire() }
             return late
         }
         let configuration = core.configuration
@@ -457,6 +463,7 @@ final class WorkerLoop: Sendable {
                 _ = withUnsafeMutableBytes(of: &value) { Glibc.read(wakeDescriptor, $0.baseAddress, $0.count) }
             }
             let now = MonotonicClock.nanoseconds()
+            passStart.store(now, ordering: .relaxed)
             paced =
                 maxResumeDelay > 0
                 ? .worker(suspended: suspended.load(ordering: .relaxed), maxDelay: maxResumeDelay) : .none
