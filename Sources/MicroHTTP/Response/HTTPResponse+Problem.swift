@@ -74,8 +74,7 @@ extension HTTPResponse {
     static func requestTimeout(_ part: String, limit: Duration) -> HTTPResponse {
         problem(
             status: 408, title: "Request Timeout",
-            detail: "the request \(part) did not arrive within \(limit.components.seconds) s; send it at once",
-            headers: ["Retry-After": "1"])
+            detail: "the request \(part) did not arrive within \(limit.components.seconds) s; send it at once")
     }
 
     /// The transport's answer to a request with `Content-Length` fields that differ (RFC 9112 §6.3).

@@ -37,7 +37,7 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// The IPv4 addresses of the reverse proxies in front of the server (dotted quads), exempt from
     /// ``perClientConnectionLimit``. The layer above uses the same list to decide whose `X-Forwarded-For` it
-    /// believes (``trusts(proxy:)``).
+    /// believes: ``HTTPRequest/isFromTrustedProxy`` tells it per request, ``trusts(proxy:)`` for an address.
     public var trustedProxies: [String] = []
 
     /// The longest a request head (request line and header fields together) may take to arrive; then the
