@@ -55,11 +55,11 @@ final class WorkerLoop: Sendable {
         let pointer: OpaquePointer
     }
 
-    /// A connection the daemon holds (`struct MHD_Connection *`).
+    /// A connection the daemon holds (`struct MHD_Connection *`), as the key of ``connections``.
     // Safety: it is passed to libmicrohttpd only on the worker thread, while it is in ``connections``: from the
     // daemon's open notification to its close notification, which the worker thread receives while it runs the
     // daemon (and ``stopDaemon()`` after the loop stopped, when nothing else uses the set).
-    private struct OpenConnection: @unchecked Sendable, Hashable {
+    struct OpenConnection: @unchecked Sendable, Hashable {
         let pointer: OpaquePointer
     }
 
@@ -89,12 +89,12 @@ final class WorkerLoop: Sendable {
     /// a drain gives each of them the short inactivity timeout (``closeIdleConnections()``), and each pass after
     /// ``sweepInterval`` closes those late with their head or body (``closeLateConnections(now:)``). Touched
     /// on the worker thread, and by ``stopDaemon()`` once the loop stopped.
-    private let connections = Mutex([OpenConnection: ConnectionRecord]())
+    let connections = Mutex([OpenConnection: ConnectionRecord]())
     /// The request deadlines of the configuration.
-    private let deadlineLimits: RequestDeadline.Limits
+    let deadlineLimits: RequestDeadline.Limits
     /// When the current pass began (monotonic nanoseconds): the time the callbacks of the pass count deadlines
     /// from, read rather than the clock's, as they run four times per request.
-    private let passStart = Atomic<Int64>(0)
+    let passStart = Atomic<Int64>(0)
 
     /// How often a worker looks for connections past their deadline: a deadline is met within this much.
     static let sweepInterval: Int64 = 250_000_000
@@ -278,63 +278,6 @@ final class WorkerLoop: Sendable {
     /// The daemon is closing `connection` (its close notification): it is not touched any more.
     func connectionClosing(_ connection: OpaquePointer) {
         connections.withLock { _ = $0.removeValue(forKey: OpenConnection(pointer: connection)) }
-    }
-
-    /// libmicrohttpd read a request line on `connection` (in a callback for it, on the worker thread).
-    func requestLineSeen(_ connection: OpaquePointer) {
-        let now = passStart.load(ordering: .relaxed)
-        ConnectionRecord.of(connection)?.deadline.withLock { $0.requestLineSeen(at: now, limits: deadlineLimits) }
-    }
-
-    /// A request's head is complete on `connection`: its body is due.
-    func headReceived(_ connection: OpaquePointer) {
-        let now = passStart.load(ordering: .relaxed)
-        ConnectionRecord.of(connection)?.deadline.withLock { $0.headReceived(at: now, limits: deadlineLimits) }
-    }
-
-    /// A request's body is complete on `connection`: nothing is due from the client until its answer went out.
-    func bodyReceived(_ connection: OpaquePointer) {
-        ConnectionRecord.of(connection)?.deadline.withLock { $0.bodyReceived() }
-    }
-
-    /// A request on `connection` completed: the next request line is due.
-    func requestCompleted(_ connection: OpaquePointer) {
-        let now = passStart.load(ordering: .relaxed)
-        ConnectionRecord.of(connection)?.deadline.withLock { $0.requestCompleted(at: now, limits: deadlineLimits) }
-    }
-
-    /// Closes the connections past a deadline (on the worker thread, between passes): a late head or body gets a
-    /// 408 problem written straight to its socket, which is then shut down, and a keep-alive connection whose
-    /// next request line did not come is shut down unanswered; libmicrohttpd closes them on its next pass.
-    private func closeLateConnections(now: Int64) {
-        let late = connections.withLock { connections -> [(OpenConnection, RequestDeadline.Phase)] in
-            var late: [(OpenConnection, RequestDeadline.Phase)] = []
-            for (connection, record) in connections {
-                let phase = record.deadline.withLock { deadline -> RequestDeadline.Phase? in
-                    guard let phase = deadline.expired(at: now) else { return nil }
-                    deadline.expire()
-                    return phase
-                }
-                if let phase { late.append((connection, phase)) }
-            }
-            return late
-        }
-        let configuration = core.configuration
-        for (connection, phase) in late {
-            let handle = ConnectionHandle(pointer: connection.pointer, worker: self)
-            switch phase {
-            case .head:
-                core.counters.requestHeadTimeouts.add(1, ordering: .relaxed)
-                DirectAnswer.send(.requestTimeout("head", limit: configuration.requestHeadTimeout), on: handle)
-            case .body:
-                core.counters.requestBodyTimeouts.add(1, ordering: .relaxed)
-                DirectAnswer.send(.requestTimeout("body", limit: configuration.requestBodyTimeout), on: handle)
-            case .idle:
-                _ = shutdown(cmhd_connection_socket(connection.pointer), Int32(SHUT_RDWR))
-            case .handling:
-                break
-            }
-        }
     }
 
     /// Pushes every corked socket answered on during the pass that just ended, together, and corks them again.
