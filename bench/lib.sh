@@ -241,7 +241,7 @@ start_server() {
         case " $* " in *" --durability "*) ;; *) durable+=(--durability off) ;; esac
     fi
     start remvvm-server "$SERVER_PORT" /healthz "$SERVER_BIN" --host 127.0.0.1 --port "$SERVER_PORT" \
-        --public-dir "$REPO_DIR/public" --threads "$THREADS" --connection-limit 19000 \
+        --public-dir "$REPO_DIR/public" --threads "$THREADS" --connection-limit 19000 --connections-per-client 0 \
         --max-polls-per-session 20000 --max-streams-per-session 20000 \
         --max-sessions $((BENCH_SESSIONS_N + 50000)) --log-level warning "${durable[@]}" "$@"
 }

@@ -28,8 +28,27 @@ struct ServeCommand: AsyncParsableCommand {
     var connectionLimit: Int?
     @Option(
         name: .customLong("connections-per-client"),
-        help: "Open connections per client address, 0 = no limit (REMVVM_CONNECTIONS_PER_CLIENT).")
+        help: "Open connections per client address, 0 = no limit; default 256 (REMVVM_CONNECTIONS_PER_CLIENT).")
     var connectionsPerClient: Int?
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "A reverse proxy's IPv4 address, exempt from --connections-per-client and trusted for X-Forwarded-For; "
+                + "repeatable or comma-separated (REMVVM_TRUSTED_PROXIES).",
+            valueName: "address"))
+    var trustedProxies: [String] = []
+    @Option(
+        name: .customLong("request-head-timeout"),
+        help: "Seconds a request's line and header fields may take, whole (REMVVM_REQUEST_HEAD_TIMEOUT).")
+    var requestHeadTimeout: Int?
+    @Option(
+        name: .customLong("request-body-timeout"),
+        help: "Seconds a request's body may take, whole (REMVVM_REQUEST_BODY_TIMEOUT).")
+    var requestBodyTimeout: Int?
+    @Option(
+        name: .customLong("stream-buffer-budget"),
+        help: "Bytes all event streams may hold unsent, together (REMVVM_STREAM_BUFFER_BUDGET).")
+    var streamBufferBudget: Int?
     @Option(
         name: .customLong("connection-timeout"),
         help: "Seconds before an idle connection is dropped (REMVVM_CONNECTION_TIMEOUT).")
@@ -211,6 +230,21 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.connectionsPerClient =
             try connectionsPerClient ?? environment.number("REMVVM_CONNECTIONS_PER_CLIENT")
             ?? configuration.connectionsPerClient
+        let proxies = trustedProxies.isEmpty ? environment["REMVVM_TRUSTED_PROXIES"].map { [$0] } ?? [] : trustedProxies
+        configuration.trustedProxies = proxies.flatMap { $0.split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+        if let seconds = try requestHeadTimeout ?? environment.number("REMVVM_REQUEST_HEAD_TIMEOUT") as Int? {
+            guard seconds >= 1 else { throw ValidationError("--request-head-timeout must be at least 1 second") }
+            configuration.requestHeadTimeout = .seconds(seconds)
+        }
+        if let seconds = try requestBodyTimeout ?? environment.number("REMVVM_REQUEST_BODY_TIMEOUT") as Int? {
+            guard seconds >= 1 else { throw ValidationError("--request-body-timeout must be at least 1 second") }
+            configuration.requestBodyTimeout = .seconds(seconds)
+        }
+        configuration.streamBufferBudget =
+            try streamBufferBudget ?? environment.number("REMVVM_STREAM_BUFFER_BUDGET")
+            ?? configuration.streamBufferBudget
         configuration.connectionTimeout =
             try connectionTimeout ?? environment.number("REMVVM_CONNECTION_TIMEOUT") ?? configuration.connectionTimeout
         configuration.connectionMemory =

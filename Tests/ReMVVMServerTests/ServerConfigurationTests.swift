@@ -39,5 +39,9 @@ struct ServerConfigurationTests {
         #expect(transport.tuning == defaults.tuning)
         #expect(transport.threadPoolSize == defaults.threadPoolSize)
         #expect(transport.connectionMemoryLimit == defaults.connectionMemoryLimit)
+        #expect(transport.perClientConnectionLimit == defaults.perClientConnectionLimit)
+        #expect(transport.requestHeadTimeout == defaults.requestHeadTimeout)
+        #expect(transport.requestBodyTimeout == defaults.requestBodyTimeout)
+        #expect(transport.streamBufferBudget == defaults.streamBufferBudget)
     }
 }

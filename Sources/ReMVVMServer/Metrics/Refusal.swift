@@ -2,13 +2,15 @@
 /// `remvvm_refusals_total`, counted by ``ServerMetrics/refused(_:)``.
 ///
 /// Every budget a client can hit has a case here, so an operator sees which one binds. The transport's own
-/// refusals (connections per address, the request head's deadline, bodies too large) reach it through the
-/// transport's refusal callback, by raw value.
+/// refusals (connections per address, the request's deadlines, bodies too large, the streams' buffer) are read
+/// from its statistics at each scrape (``ServerMetrics/addRefusals(_:since:)``).
 enum Refusal: String, CaseIterable, Sendable {
     /// More open connections from one client address than allowed.
     case connectionsPerAddress = "connections-per-address"
     /// A request head that did not arrive whole within its deadline.
     case headDeadline = "head-deadline"
+    /// A request body that did not arrive whole within its deadline (408).
+    case bodyDeadline = "body-deadline"
     /// A request body over the size limit (413).
     case bodyTooLarge = "body-too-large"
     /// Sessions created too fast from one client address (429).
@@ -29,13 +31,14 @@ enum Refusal: String, CaseIterable, Sendable {
         switch self {
         case .connectionsPerAddress: 0
         case .headDeadline: 1
-        case .bodyTooLarge: 2
-        case .sessionCreationRate: 3
-        case .sessionLimit: 4
-        case .pollsPerSession: 5
-        case .streamsPerSession: 6
-        case .streamBudget: 7
-        case .viewBudget: 8
+        case .bodyDeadline: 2
+        case .bodyTooLarge: 3
+        case .sessionCreationRate: 4
+        case .sessionLimit: 5
+        case .pollsPerSession: 6
+        case .streamsPerSession: 7
+        case .streamBudget: 8
+        case .viewBudget: 9
         }
     }
 }

@@ -51,6 +51,22 @@ final class ServerMetrics: Sendable {
         refusals[reason.index].increment()
     }
 
+    /// Counts what the transport refused on its own between two scrapes (its counters only grow).
+    func addRefusals(_ now: TransportStatistics, since last: TransportStatistics) {
+        let grown: [(Refusal, Int)] = [
+            (.connectionsPerAddress, now.connectionsOverClientLimit - last.connectionsOverClientLimit),
+            (.headDeadline, now.requestHeadTimeouts - last.requestHeadTimeouts),
+            (.bodyDeadline, now.requestBodyTimeouts - last.requestBodyTimeouts),
+            (.bodyTooLarge, now.bodiesTooLarge - last.bodiesTooLarge),
+            (
+                .streamBudget,
+                now.streamsEndedOverBudget + now.streamsRefusedOverBudget - last.streamsEndedOverBudget
+                    - last.streamsRefusedOverBudget
+            ),
+        ]
+        for (reason, count) in grown where count > 0 { refusals[reason.index].increment(by: Int64(count)) }
+    }
+
     private func counter(routeIndex: Int, status: Int) -> CoreMetrics.Counter {
         let slot = status - 100
         guard (0..<Self.statusSlots).contains(slot), routeLabels.indices.contains(routeIndex) else {

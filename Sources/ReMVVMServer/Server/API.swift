@@ -20,14 +20,16 @@ final class API: HTTPHandler {
     let logger: Logger
     /// Whether `logger` writes a debug line per answer (its level is set once, at start).
     let logsAnswers: Bool
-    /// Reads the transport's open and suspended connections for the gauges (set once the transport exists).
-    let transportGauges: @Sendable () -> (open: Int, suspended: Int)
+    /// Reads the transport's connections and refusals for the metrics (set once the transport exists).
+    let transportGauges: @Sendable () -> TransportGauges
     /// The storage writer's counts at the last gauge update, so its counters grow by the difference.
     private let writerCounts = Mutex(WriterStatistics())
     /// The app's topic hub, whose statistics the metrics count; nil when the server was not given it.
     let topics: TopicHub?
     /// The hub's counts at the last gauge update.
     private let topicCounts = Mutex<TopicStatistics?>(nil)
+    /// The transport's refusals at the last gauge update.
+    private let transportCounts = Mutex(TransportStatistics())
     /// Where sessions are kept durably; nil keeps them in memory only.
     let durability: (any SessionPersistence)?
     /// Loads the sessions a shared storage holds and this node does not; nil unless the storage is shared.
@@ -40,7 +42,7 @@ final class API: HTTPHandler {
         actions: ActionRegistry,
         makeStore: @escaping @Sendable () -> any ProjectedStore,
         logger: Logger,
-        transportGauges: @escaping @Sendable () -> (open: Int, suspended: Int)
+        transportGauges: @escaping @Sendable () -> TransportGauges
     ) {
         self.init(
             configuration: configuration, actions: actions, makeStore: { _, _ in makeStore() }, durability: nil,
@@ -56,7 +58,7 @@ final class API: HTTPHandler {
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),
         topics: TopicHub? = nil,
-        transportGauges: @escaping @Sendable () -> (open: Int, suspended: Int)
+        transportGauges: @escaping @Sendable () -> TransportGauges
     ) {
         timer = DeadlineTimer(clock: clock)
         self.topics = topics
@@ -214,6 +216,11 @@ final class API: HTTPHandler {
         let transport = transportGauges()
         gauges.openConnections.record(transport.open)
         gauges.suspendedConnections.record(transport.suspended)
+        let lastTransport = transportCounts.withLock { last in
+            defer { last = transport.statistics }
+            return last
+        }
+        metrics.addRefusals(transport.statistics, since: lastTransport)
         if let statistics = durability?.writerStatistics {
             let last = writerCounts.withLock { last in
                 defer { last = statistics }

@@ -14,8 +14,18 @@ public struct ServerConfiguration: Sendable {
     public var threads = HTTPServerConfiguration.defaultThreadPoolSize
     /// Open connections in total; more are refused.
     public var connectionLimit = 10_000
-    /// Open connections per client address (0 = no limit).
-    public var connectionsPerClient = 0
+    /// Open connections per client address (0 = no limit); trusted proxies are exempt
+    /// (``HTTPServerConfiguration/perClientConnectionLimit``).
+    public var connectionsPerClient = HTTPServerConfiguration.defaultPerClientConnectionLimit
+    /// The reverse proxies in front of the server (IPv4 addresses): exempt from the per-address connection limit,
+    /// and the only peers whose `X-Forwarded-For` may name the client (``HTTPServerConfiguration/trustedProxies``).
+    public var trustedProxies: [String] = []
+    /// The longest a request's head may take to arrive, whole (408 beyond).
+    public var requestHeadTimeout: Duration = .seconds(15)
+    /// The longest a request's body may take to arrive, whole (408 beyond).
+    public var requestBodyTimeout: Duration = .seconds(60)
+    /// Bytes all event streams together may hold unsent (``HTTPServerConfiguration/streamBufferBudget``).
+    public var streamBufferBudget = 256 << 20
     /// Seconds an idle connection is kept before it is dropped.
     public var connectionTimeout = 60
     /// Per-connection memory (bytes) for a request's head and its answer's header fields; bounds the request head
@@ -93,6 +103,10 @@ public struct ServerConfiguration: Sendable {
         transport.threadPoolSize = threads
         transport.connectionLimit = connectionLimit
         transport.perClientConnectionLimit = connectionsPerClient
+        transport.trustedProxies = trustedProxies
+        transport.requestHeadTimeout = requestHeadTimeout
+        transport.requestBodyTimeout = requestBodyTimeout
+        transport.streamBufferBudget = streamBufferBudget
         transport.connectionTimeout = connectionTimeout
         transport.connectionMemoryLimit = connectionMemory
         transport.maxBodySize = maxBodySize

@@ -63,9 +63,6 @@ public final class StoreServer: Sendable {
         )
         var transportConfiguration = configuration.transport
         transportConfiguration.diagnostics = { message in logger.warning("\(message)") }
-        transportConfiguration.onRefusal = { [metrics = api.metrics] reason in
-            if let refusal = Refusal(rawValue: reason) { metrics.refused(refusal) }
-        }
         transport = HTTPServer(configuration: transportConfiguration, handler: api)
         transportBox.server = transport
         let api = self.api
@@ -171,9 +168,11 @@ private final class TransportBox: Sendable {
         set { box.withLock { $0.server = newValue } }
     }
 
-    /// Open HTTP connections, and those parked without a thread; zeros before the transport exists.
-    func gauges() -> (open: Int, suspended: Int) {
-        guard let server else { return (0, 0) }
-        return (server.openConnections, server.suspendedConnections)
+    /// Open HTTP connections, those parked without a thread, and what the transport refused on its own; zeros
+    /// before the transport exists.
+    func gauges() -> TransportGauges {
+        guard let server else { return TransportGauges() }
+        return TransportGauges(
+            open: server.openConnections, suspended: server.suspendedConnections, statistics: server.statistics)
     }
 }
