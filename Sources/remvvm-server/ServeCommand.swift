@@ -44,6 +44,29 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("session-ttl"), help: "Seconds an idle session lives (REMVVM_SESSION_TTL).")
     var sessionTTL: Int?
     @Option(
+        name: .customLong("unused-session-ttl"),
+        help: "Seconds a session no request used after its creation lives; default 60 (REMVVM_UNUSED_SESSION_TTL).")
+    var unusedSessionTTL: Int?
+    @Option(
+        name: .customLong("session-creation-burst"),
+        help:
+            "Sessions one client address may create at once, 0 = no limit; default 20 (REMVVM_SESSION_CREATION_BURST).")
+    var sessionCreationBurst: Int?
+    @Option(
+        name: .customLong("session-creation-rate"),
+        help:
+            "Sessions per second one client address may create after its burst; default 5 (REMVVM_SESSION_CREATION_RATE)."
+    )
+    var sessionCreationRate: Double?
+    @Option(
+        name: .customLong("trusted-proxies"),
+        help: "Comma-separated proxy addresses whose X-Forwarded-For/-Proto are believed (REMVVM_TRUSTED_PROXIES).")
+    var trustedProxies: String?
+    @Option(
+        name: .customLong("max-view-bytes"),
+        help: "Largest JSON of one view in bytes, below 2 MiB; default 1 MiB (REMVVM_MAX_VIEW_BYTES).")
+    var maxViewBytes: Int?
+    @Option(
         name: .customLong("max-polls-per-session"),
         help: "Parked long-polls per session (REMVVM_MAX_POLLS_PER_SESSION).")
     var maxPollsPerSession: Int?
@@ -166,6 +189,22 @@ struct ServeCommand: AsyncParsableCommand {
         if let ttl = try sessionTTL ?? environment.number("REMVVM_SESSION_TTL") as Int? {
             configuration.sessionTTL = .seconds(ttl)
         }
+        if let ttl = try unusedSessionTTL ?? environment.number("REMVVM_UNUSED_SESSION_TTL") as Int? {
+            configuration.unusedSessionTTL = .seconds(ttl)
+        }
+        configuration.sessionCreationBurst =
+            try sessionCreationBurst ?? environment.number("REMVVM_SESSION_CREATION_BURST")
+            ?? configuration.sessionCreationBurst
+        configuration.sessionCreationRate =
+            try sessionCreationRate ?? environment.decimal("REMVVM_SESSION_CREATION_RATE")
+            ?? configuration.sessionCreationRate
+        if let proxies = trustedProxies ?? environment["REMVVM_TRUSTED_PROXIES"] {
+            configuration.trustedProxies = proxies.split(separator: ",").map {
+                String($0.trimmingCharacters(in: .whitespaces))
+            }.filter { !$0.isEmpty }
+        }
+        configuration.maxViewBytes =
+            try maxViewBytes ?? environment.number("REMVVM_MAX_VIEW_BYTES") ?? configuration.maxViewBytes
         configuration.maxPollsPerSession =
             try maxPollsPerSession ?? environment.number("REMVVM_MAX_POLLS_PER_SESSION")
             ?? configuration.maxPollsPerSession
@@ -186,6 +225,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
+        guard configuration.sessionCreationBurst >= 0, configuration.sessionCreationRate >= 0 else {
+            throw ValidationError("--session-creation-burst and --session-creation-rate must be 0 or more")
+        }
+        guard (1...ServerConfiguration.maxViewBytesLimit).contains(configuration.maxViewBytes) else {
+            throw ValidationError(
+                "--max-view-bytes must be 1 to \(ServerConfiguration.maxViewBytesLimit), half of what an event stream buffers"
+            )
+        }
         return configuration
     }
 }

@@ -12,6 +12,12 @@ final class API: HTTPHandler {
     let sessions: SessionRegistry
     let actions: ActionRegistry
     let metrics = ServerMetrics(routeLabels: Route.labels)
+    /// Refusals by the budgets a client can hit.
+    let budgets = BudgetCounters()
+    /// Reads a request's client address and scheme, believing only the trusted proxies.
+    let clientAddress: ClientAddress
+    /// Session creations per client address; nil when ``ServerConfiguration/sessionCreationBurst`` is 0.
+    let creationBudget: AddressBudget?
     let timer: DeadlineTimer
     let streams = EventStreams()
     let files: StaticFiles
@@ -56,10 +62,17 @@ final class API: HTTPHandler {
         logsAnswers = logger.logLevel <= .debug
         self.transportGauges = transportGauges
         self.durability = durability
+        clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
+        creationBudget =
+            configuration.sessionCreationBurst > 0
+            ? AddressBudget(
+                burst: configuration.sessionCreationBurst, rate: configuration.sessionCreationRate,
+                capacity: configuration.sessionCreationAddresses) : nil
         let sessions = SessionRegistry(
             limit: configuration.maxSessions,
             idempotencyLimit: configuration.idempotencyKeysPerSession,
             ttl: configuration.sessionTTL,
+            unusedTTL: configuration.unusedSessionTTL,
             makeStore: makeStore,
             onEnd: { session in durability?.remove(session: session.id) }
         )
@@ -181,7 +194,7 @@ final class API: HTTPHandler {
             ("remvvm_running_effects", "Middleware effects running.", all.reduce(0) { $0 + $1.store.runningEffects }),
         ]
         gauges += transportGauges()
-        let text = metrics.render(gauges: gauges)
+        let text = metrics.render(gauges: gauges) + budgets.exposition
         exchange.send(
             HTTPResponse(
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
@@ -190,7 +203,11 @@ final class API: HTTPHandler {
 
     /// Expires the sessions idle at `now` (the housekeeper's clock); called by the server's housekeeper.
     func expireIdleSessions(now: Int64) {
-        let expired = sessions.expire(now: now)
-        if expired > 0 { logger.info("expired idle sessions", metadata: ["sessions.expired": "\(expired)"]) }
+        let (expired, unused) = sessions.expire(now: now)
+        budgets.count(.unusedSession, unused)
+        if expired > 0 {
+            logger.info(
+                "expired idle sessions", metadata: ["sessions.expired": "\(expired)", "sessions.unused": "\(unused)"])
+        }
     }
 }

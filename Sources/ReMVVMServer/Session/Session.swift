@@ -32,6 +32,9 @@ final class Session: Sendable {
     /// Patches and answer bodies shared by every poller and stream of this session.
     let answers = AnswerCache()
     private let lastSeen: Atomic<Int64>
+    /// Whether any request used the session since it was created: until then it expires after the short
+    /// ``ServerConfiguration/unusedSessionTTL``. A session restored from storage counts as used.
+    private let used: Atomic<Bool>
     /// Parked long-polls.
     let parkedPolls = Atomic<Int>(0)
     /// Open event streams.
@@ -88,6 +91,7 @@ final class Session: Sendable {
         for stored in keys { cache.restore(stored, epoch: epoch) }
         idempotency = Mutex(cache)
         lastSeen = Atomic(Self.now())
+        used = Atomic(token == nil)
     }
 
     /// Whether `token` is this session's, compared in time that does not depend on where it differs.
@@ -113,16 +117,22 @@ final class Session: Sendable {
 
     /// Marks the session as used at `now` (monotonic nanoseconds), postponing its expiry: every request does,
     /// and so does the end of a long-poll or an event stream.
-    func touch(at now: Int64 = Session.now()) { lastSeen.store(now, ordering: .relaxed) }
+    func touch(at now: Int64 = Session.now()) {
+        lastSeen.store(now, ordering: .relaxed)
+        if !used.load(ordering: .relaxed) { used.store(true, ordering: .relaxed) }
+    }
 
-    /// When to look again whether the session has been idle for `ttl` nanoseconds, or nil if it has: nothing
-    /// waits on it and nothing used it for longer than `ttl`.
+    /// Whether a request used the session since it was created (see ``touch(at:)``).
+    var isUsed: Bool { used.load(ordering: .relaxed) }
+
+    /// When to look again whether the session has been idle for `ttl` nanoseconds (`unusedTTL` while no request
+    /// has used it since its creation), or nil if it has: nothing waits on it and nothing used it for that long.
     ///
     /// A session someone waits on is never idle: it is looked at again a TTL later, and the end of the wait
     /// counts as a use (see ``touch(at:)``).
-    func nextIdleCheck(ttl: Int64, now: Int64) -> Int64? {
+    func nextIdleCheck(ttl: Int64, unusedTTL: Int64? = nil, now: Int64) -> Int64? {
         if parkedPolls.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0 { return now + ttl }
-        let deadline = lastSeen.load(ordering: .relaxed) + ttl
+        let deadline = lastSeen.load(ordering: .relaxed) + (isUsed ? ttl : min(unusedTTL ?? ttl, ttl))
         return deadline < now ? nil : deadline
     }
 

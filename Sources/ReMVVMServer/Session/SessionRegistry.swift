@@ -37,29 +37,33 @@ final class SessionRegistry: Sendable {
     private let idempotencyLimit: Int
     /// How long a session may go unused before ``expire(now:)`` ends it, in nanoseconds.
     private let ttl: Int64
+    /// How long a session no request used since its creation lasts, in nanoseconds (at most `ttl`).
+    private let unusedTTL: Int64
 
     convenience init(
-        limit: Int, idempotencyLimit: Int, ttl: Duration = .seconds(30 * 60),
+        limit: Int, idempotencyLimit: Int, ttl: Duration = .seconds(30 * 60), unusedTTL: Duration? = nil,
         makeStore: @escaping @Sendable () -> any ProjectedStore
     ) {
         self.init(
-            limit: limit, idempotencyLimit: idempotencyLimit, ttl: ttl, makeStore: { _, _ in makeStore() },
-            onEnd: { _ in })
+            limit: limit, idempotencyLimit: idempotencyLimit, ttl: ttl, unusedTTL: unusedTTL,
+            makeStore: { _, _ in makeStore() }, onEnd: { _ in })
     }
 
     /// A registry whose stores are made for each new session's identity (durable sessions log
-    /// under it and publish its stored version), whose sessions end after `ttl` unused, and that reports every
-    /// ended session to `onEnd`.
+    /// under it and publish its stored version), whose sessions end after `ttl` unused (`unusedTTL` when no
+    /// request used them after their creation; `ttl` when nil), and that reports every ended session to `onEnd`.
     init(
         limit: Int,
         idempotencyLimit: Int,
         ttl: Duration,
+        unusedTTL: Duration? = nil,
         makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
         onEnd: @escaping @Sendable (Session) -> Void
     ) {
         self.limit = limit
         self.idempotencyLimit = idempotencyLimit
         self.ttl = max(MonotonicClock.nanoseconds(of: ttl), 0)
+        self.unusedTTL = min(max(MonotonicClock.nanoseconds(of: unusedTTL ?? ttl), 0), self.ttl)
         self.makeStore = makeStore
         self.onEnd = onEnd
         let now = Session.now()
@@ -94,7 +98,7 @@ final class SessionRegistry: Sendable {
             live.subtract(1, ordering: .relaxed)
             return nil
         }
-        let due = session.lastUsed + ttl
+        let due = session.lastUsed + unusedTTL  // Filed again for the full TTL once a request used it.
         shard(for: session.key).contents.withLock { contents in
             contents.sessions.updateValue(session, forKey: session.key)
             contents.schedule.file(session.key, dueAt: due)
@@ -154,17 +158,19 @@ final class SessionRegistry: Sendable {
         return session
     }
 
-    /// Ends every session that nothing waits on and nothing used for longer than the TTL, among those whose
-    /// time may have come by `now` (monotonic nanoseconds); returns how many. The others it looked at are
-    /// filed again for when they could next have been idle that long.
-    func expire(now: Int64 = Session.now()) -> Int {
+    /// Ends every session that nothing waits on and nothing used for longer than the TTL (the unused-session TTL
+    /// for one no request used since its creation), among those whose time may have come by `now` (monotonic
+    /// nanoseconds); returns how many, and how many of them were never used. The others it looked at are filed
+    /// again for when they could next have been idle that long.
+    @discardableResult
+    func expire(now: Int64 = Session.now()) -> (expired: Int, unused: Int) {
         var expired: [Session] = []
         for shard in shards {
             expired += shard.contents.withLock { contents -> [Session] in
                 var idle: [Session] = []
                 for key in contents.schedule.takeDue(now: now) {
                     guard let session = contents.sessions[key] else { continue }  // Deleted meanwhile.
-                    if let next = session.nextIdleCheck(ttl: ttl, now: now) {
+                    if let next = session.nextIdleCheck(ttl: ttl, unusedTTL: unusedTTL, now: now) {
                         contents.schedule.file(key, dueAt: next)
                     } else {
                         contents.sessions.removeValue(forKey: key)
@@ -175,11 +181,13 @@ final class SessionRegistry: Sendable {
             }
         }
         live.subtract(expired.count, ordering: .relaxed)
+        var unused = 0
         for session in expired {
+            if !session.isUsed { unused += 1 }
             session.store.close()
             onEnd(session)
         }
-        return expired.count
+        return (expired.count, unused)
     }
 
     /// Every live session (for shutdown and metrics).
