@@ -60,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
     var sessionCreationRate: Double?
     @Option(
         name: .customLong("trusted-proxies"),
-        help: "Comma-separated proxy addresses whose X-Forwarded-For/-Proto are believed (REMVVM_TRUSTED_PROXIES).")
+        help: "Proxies (addresses, IPv4 networks) whose X-Forwarded-For/-Proto are believed (REMVVM_TRUSTED_PROXIES).")
     var trustedProxies: String?
     @Option(
         name: .customLong("max-view-bytes"),

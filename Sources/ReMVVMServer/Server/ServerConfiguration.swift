@@ -48,8 +48,9 @@ public struct ServerConfiguration: Sendable {
     /// Client addresses tracked for the creation budget; the least recently seen is forgotten beyond it, so the
     /// table's memory stays bounded whatever the number of addresses.
     public var sessionCreationAddresses = 65_536
-    /// Peers (IPv4 or IPv6 addresses, as written) whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed:
-    /// the reverse proxies in front of the server. From any other peer these headers are ignored.
+    /// Peers whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: the reverse proxies in front of the
+    /// server, as addresses (`127.0.0.1`) or IPv4 networks (`10.0.0.0/8`). From any other peer these headers are
+    /// ignored. Behind a proxy that is not listed, every client is counted under the proxy's address.
     public var trustedProxies: [String] = []
     /// The most bytes one view's JSON may have. A dispatch after which a view is larger is answered with a
     /// problem naming it, and no answer, long-poll or event carries it until it shrinks. At most
