@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Glibc
 import ReMVVMPersistence
 
 extension SQLiteSessionStorage {
@@ -14,6 +15,7 @@ extension SQLiteSessionStorage {
         var configuration = Configuration()
         configuration.label = "remvvm.sessions"
         configuration.journalMode = .wal
+        try ownerOnly(path)
         do {
             let database = try DatabaseQueue(path: path, configuration: configuration)
             // After GRDB's own WAL set-up, which picks NORMAL.
@@ -32,6 +34,20 @@ extension SQLiteSessionStorage {
             return database
         } catch {
             throw storageError(error)
+        }
+    }
+
+    /// Makes the database file readable and writable by its owner only (it holds token hashes and every session's
+    /// state): a new file is created 0600 whatever the umask, and an existing one (with its `-wal` and `-shm`) is
+    /// narrowed to 0600. SQLite creates the `-wal` and `-shm` files with the database file's mode.
+    static func ownerOnly(_ path: String) throws(StorageError) {
+        let descriptor = Glibc.open(path, O_CREAT | O_RDONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .unavailable("cannot create the session database '\(path)': errno \(errno)")
+        }
+        Glibc.close(descriptor)
+        for file in [path, path + "-wal", path + "-shm"] where chmod(file, 0o600) != 0 && errno != ENOENT {
+            throw .unavailable("cannot make the session database '\(file)' owner-only: errno \(errno)")
         }
     }
 

@@ -31,10 +31,10 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Open connections per client address, 0 = no limit; default 256 (REMVVM_CONNECTIONS_PER_CLIENT).")
     var connectionsPerClient: Int?
     @Option(
-        name: .customLong("trusted-proxy"),
+        name: .customLong("trusted-proxies"),
         help: ArgumentHelp(
-            "A reverse proxy's IPv4 address, exempt from --connections-per-client and trusted for X-Forwarded-For; "
-                + "repeatable or comma-separated (REMVVM_TRUSTED_PROXIES).",
+            "Reverse proxies (IPv4 addresses or networks such as 10.0.0.0/8), exempt from --connections-per-client, "
+                + "whose X-Forwarded-For/-Proto are believed; repeatable or comma-separated (REMVVM_TRUSTED_PROXIES).",
             valueName: "address"))
     var trustedProxies: [String] = []
     @Option(
@@ -71,6 +71,24 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("tidy-batch-size"),
         help: "Expired sessions deleted per transaction; default 500 (REMVVM_TIDY_BATCH_SIZE).")
     var tidyBatchSize: Int?
+        name: .customLong("unused-session-ttl"),
+        help: "Seconds a session no request used after its creation lives; default 60 (REMVVM_UNUSED_SESSION_TTL).")
+    var unusedSessionTTL: Int?
+    @Option(
+        name: .customLong("session-creation-burst"),
+        help:
+            "Sessions one client address may create at once, 0 = no limit; default 20 (REMVVM_SESSION_CREATION_BURST).")
+    var sessionCreationBurst: Int?
+    @Option(
+        name: .customLong("session-creation-rate"),
+        help:
+            "Sessions per second one client address may create after its burst; default 5 (REMVVM_SESSION_CREATION_RATE)."
+    )
+    var sessionCreationRate: Double?
+    @Option(
+        name: .customLong("max-view-bytes"),
+        help: "Largest JSON of one view in bytes, below 2 MiB; default 1 MiB (REMVVM_MAX_VIEW_BYTES).")
+    var maxViewBytes: Int?
     @Option(
         name: .customLong("max-polls-per-session"),
         help: "Parked long-polls per session (REMVVM_MAX_POLLS_PER_SESSION).")
@@ -263,6 +281,17 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.tidyBatchSize =
             try tidyBatchSize ?? environment.number("REMVVM_TIDY_BATCH_SIZE") ?? configuration.tidyBatchSize
         guard configuration.tidyBatchSize >= 1 else { throw ValidationError("--tidy-batch-size must be at least 1") }
+        if let ttl = try unusedSessionTTL ?? environment.number("REMVVM_UNUSED_SESSION_TTL") as Int? {
+            configuration.unusedSessionTTL = .seconds(ttl)
+        }
+        configuration.sessionCreationBurst =
+            try sessionCreationBurst ?? environment.number("REMVVM_SESSION_CREATION_BURST")
+            ?? configuration.sessionCreationBurst
+        configuration.sessionCreationRate =
+            try sessionCreationRate ?? environment.decimal("REMVVM_SESSION_CREATION_RATE")
+            ?? configuration.sessionCreationRate
+        configuration.maxViewBytes =
+            try maxViewBytes ?? environment.number("REMVVM_MAX_VIEW_BYTES") ?? configuration.maxViewBytes
         configuration.maxPollsPerSession =
             try maxPollsPerSession ?? environment.number("REMVVM_MAX_POLLS_PER_SESSION")
             ?? configuration.maxPollsPerSession
@@ -283,6 +312,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }
+        guard configuration.sessionCreationBurst >= 0, configuration.sessionCreationRate >= 0 else {
+            throw ValidationError("--session-creation-burst and --session-creation-rate must be 0 or more")
+        }
+        guard (1...ServerConfiguration.maxViewBytesLimit).contains(configuration.maxViewBytes) else {
+            throw ValidationError(
+                "--max-view-bytes must be 1 to \(ServerConfiguration.maxViewBytesLimit), half of what an event stream buffers"
+            )
+        }
         return configuration
     }
 }

@@ -8,6 +8,11 @@ public enum ChatMiddleware {
     public static let maxNameLength = 64
     /// The longest post, in characters.
     public static let maxTextLength = 1_000
+    /// A room or a name: 64 characters, 256 bytes (four per character, as most scripts and emoji need).
+    public static let nameLimit = TextLimit(characters: maxNameLength, bytes: 256)
+    /// A post: 1,000 characters, 8,000 bytes (eight per character, room for accents and emoji sequences). A room
+    /// keeps ``ChatState/messageLimit`` posts, so the chat view stays under half a megabyte.
+    public static let textLimit = TextLimit(characters: maxTextLength, bytes: 8_000)
 
     /// Every chat middleware, in order.
     public static let all: [any Middleware<AppState>] = [Join(), Post(), Received()]
@@ -24,8 +29,8 @@ public enum ChatMiddleware {
             let name = action.name.trimmingCharacters(in: .whitespacesAndNewlines)
             for (what, value) in [("room", room), ("name", name)] {
                 guard !value.isEmpty else { return .block(reason: "the \(what) is required") }
-                guard value.count <= ChatMiddleware.maxNameLength else {
-                    return .block(reason: "the \(what) is longer than \(ChatMiddleware.maxNameLength) characters")
+                if let reason = ChatMiddleware.nameLimit.violation(in: value, named: what) {
+                    return .block(reason: reason)
                 }
             }
             do {
@@ -48,8 +53,8 @@ public enum ChatMiddleware {
             guard let room = context.state.chat.room else { return .block(reason: "join a room before posting") }
             let text = action.text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { return .block(reason: "the text is empty") }
-            guard text.count <= ChatMiddleware.maxTextLength else {
-                return .block(reason: "the text is longer than \(ChatMiddleware.maxTextLength) characters")
+            if let reason = ChatMiddleware.textLimit.violation(in: text, named: "text") {
+                return .block(reason: reason)
             }
             do {
                 let message = ChatAction.Message(from: context.state.chat.name, text: text)

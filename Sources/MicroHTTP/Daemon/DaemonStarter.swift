@@ -36,8 +36,9 @@ enum DaemonStarter {
         guard configuration.maxBodySize >= 0 else {
             throw invalid("maxBodySize must be 0 or positive, got \(configuration.maxBodySize)")
         }
-        for proxy in configuration.trustedProxies where HTTPServerConfiguration.ipv4(proxy) == nil {
-            throw invalid("trustedProxies must be IPv4 addresses such as 10.0.0.2, got \"\(proxy)\"")
+        if let proxy = ProxyList(configuration.trustedProxies).invalidEntries.first {
+            throw invalid(
+                "trustedProxies must be IPv4 addresses or networks such as 10.0.0.2 or 10.0.0.0/8, got \"\(proxy)\"")
         }
         guard configuration.requestHeadTimeout >= .seconds(1), configuration.requestBodyTimeout >= .seconds(1) else {
             throw invalid("requestHeadTimeout and requestBodyTimeout must be at least 1 s")

@@ -10,7 +10,7 @@ enum RequestReader {
         method: UnsafePointer<CChar>?,
         version: UnsafePointer<CChar>?,
         body: [UInt8],
-        trustedProxies: Set<UInt32> = []
+        trustedProxies: ProxyList = ProxyList([])
     ) -> HTTPRequest {
         HTTPRequest(
             method: method.map { known(Self.methods, $0) } ?? "",
@@ -24,12 +24,12 @@ enum RequestReader {
         )
     }
 
-    /// Whether the peer's IPv4 address (`s_addr`) is in `trusted`.
-    private static func isTrusted(_ connection: ConnectionHandle, among trusted: Set<UInt32>) -> Bool {
+    /// Whether the peer's IPv4 address is in `trusted`.
+    private static func isTrusted(_ connection: ConnectionHandle, among trusted: ProxyList) -> Bool {
         guard let address = cmhd_connection_client_address(connection.pointer),
             Int32(address.pointee.sa_family) == AF_INET
         else { return false }
-        return trusted.contains(UnsafeRawPointer(address).loadUnaligned(as: sockaddr_in.self).sin_addr.s_addr)
+        return trusted.contains(sAddr: UnsafeRawPointer(address).loadUnaligned(as: sockaddr_in.self).sin_addr.s_addr)
     }
 
     /// The methods and versions nearly every request has, as strings made once: a request's own copy would be

@@ -35,7 +35,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// (one address could take them all when the limit was off).
     public static let defaultPerClientConnectionLimit = 256
 
-    /// The IPv4 addresses of the reverse proxies in front of the server (dotted quads), exempt from
+    /// The reverse proxies in front of the server, as IPv4 addresses or networks (``ProxyList``), exempt from
     /// ``perClientConnectionLimit``. The layer above uses the same list to decide whose `X-Forwarded-For` it
     /// believes: ``HTTPRequest/isFromTrustedProxy`` tells it per request, ``trusts(proxy:)`` for an address.
     public var trustedProxies: [String] = []
@@ -147,13 +147,6 @@ public struct HTTPServerConfiguration: Sendable {
     /// Whether `address` (a peer's dotted quad, as ``HTTPRequest/clientAddress`` gives it) is one of
     /// ``trustedProxies``.
     public func trusts(proxy address: String) -> Bool {
-        guard let parsed = Self.ipv4(address) else { return false }
-        return trustedProxies.contains { Self.ipv4($0) == parsed }
-    }
-
-    /// `address` as `sin_addr.s_addr` (network order), or nil when it is not a dotted quad.
-    static func ipv4(_ address: String) -> UInt32? {
-        var parsed = in_addr()
-        return inet_pton(AF_INET, address, &parsed) == 1 ? parsed.s_addr : nil
+        ProxyList(trustedProxies).contains(address)
     }
 }

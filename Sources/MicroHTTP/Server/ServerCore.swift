@@ -24,9 +24,8 @@ final class ServerCore: Sendable {
     let releasesAnswersInOneCall: Bool
     /// Connections per client address, when ``HTTPServerConfiguration/perClientConnectionLimit`` is set.
     private let clients = Mutex<[UInt32: Int]>([:])
-    /// ``HTTPServerConfiguration/trustedProxies`` as `s_addr` values (network order), exempt from the per-client
-    /// limit.
-    let trustedProxies: Set<UInt32>
+    /// ``HTTPServerConfiguration/trustedProxies``, exempt from the per-client limit.
+    let trustedProxies: ProxyList
     /// What the transport refused, for ``HTTPServer/statistics``.
     let counters = TransportCounters()
     /// All streams' unsent bytes against ``HTTPServerConfiguration/streamBufferBudget``.
@@ -40,7 +39,7 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
-        trustedProxies = Set(configuration.trustedProxies.compactMap(HTTPServerConfiguration.ipv4))
+        trustedProxies = ProxyList(configuration.trustedProxies)
         streamBudget = StreamBudget(limit: configuration.streamBufferBudget, counters: counters)
         watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
         releasesAnswersInOneCall =
@@ -86,7 +85,7 @@ final class ServerCore: Sendable {
             address.pointee.sa_family == sa_family_t(AF_INET)
         else { return nil }
         let client = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
-        guard !trustedProxies.contains(client) else { return nil }
+        guard !trustedProxies.contains(sAddr: client) else { return nil }
         let count = clients.withLock { clients -> Int in
             clients[client, default: 0] += 1
             return clients[client, default: 0]

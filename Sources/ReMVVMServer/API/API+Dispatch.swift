@@ -70,14 +70,17 @@ extension API {
     private func respond(
         _ response: HTTPResponse, session: Session, note: IdempotentDispatch.Note?, _ exchange: Exchange
     ) {
-        guard durability != nil, response.status == 200 else {
+        guard durability != nil, Self.isApplied(response) else {
             finishDispatch(response, note: note, session: session, exchange)
             return
         }
-        // With durability, the answer waits (parked, no thread held) until the commit is on disk.
-        whenDurable(response, session: session.id) { [self] answer in
+        // With durability, the answer waits (parked, no thread held) until the commit is on disk; so does an
+        // applied dispatch answered with a view over its budget.
+        let stored = response.status == 200 ? response : HTTPResponse(status: 204)
+        whenDurable(stored, session: session.id) { [self] answer in
             // A session another node took over keeps nothing of this dispatch: its retry goes there.
             let applied = session.hasMoved ? nil : response
+            let answer = answer.status == stored.status ? response : answer
             finishDispatch(answer, applied: applied, note: note, session: session, exchange)
         }
     }
@@ -92,7 +95,7 @@ extension API {
         _ exchange: Exchange
     ) {
         if let note {
-            let kept = response.status == 200 ? response : applied?.status == 200 ? applied : nil
+            let kept = Self.isApplied(response) ? response : applied.flatMap { Self.isApplied($0) ? $0 : nil }
             let compacted = kept.map { compact($0) }
             session.idempotency.withLock { cache in
                 if let compacted {
@@ -145,6 +148,12 @@ extension API {
         return HTTPResponse(status: kept.status, headers: kept.headers, body: .bytes(rebuilt))
     }
 
+    /// Whether a dispatch answered so applied its actions: 200, or 507 when a view passed its budget after them
+    /// (kept under its `Idempotency-Key` like a 200, so a retry is answered, never applied again).
+    private static func isApplied(_ response: HTTPResponse) -> Bool {
+        response.status == 200 || response.status == Problem.viewTooLargeStatus
+    }
+
     private func dispatchResponse(_ session: Session, _ request: HTTPRequest) -> HTTPResponse {
         // Refused before reducing while the storage is known to be failing: the state in memory does not run
         // further ahead of the log than the batch whose write failed (an atomic load).
@@ -169,13 +178,18 @@ extension API {
             // A long-poll woken by this dispatch has written the version and its headers already.
             let written = session.answers.headers(at: outcome.version)
             let version = written?.version ?? session.cursor(outcome.version).description  // Used thrice.
-            let body = try Self.dispatchBody(outcome, version: version)
+            let body: [UInt8]
+            do {
+                try checkChangedViews(session, outcome)
+                body = try Self.dispatchBody(outcome, version: version, maxViewBytes: configuration.maxViewBytes)
+            } catch  where error.status == Problem.viewTooLargeStatus {
+                metrics.refused(.viewBudget)
+                return Problem.appliedButViewTooLarge(error, version: version).response
+            }
             return HTTPResponse(
                 status: 200, headers: written?.headers ?? Self.versionedHeaders(version: version), body: .bytes(body))
-        } catch let problem as Problem {
-            return problem.response
         } catch {
-            return Problem.internalError("\(error)").response
+            return error.response
         }
     }
 
@@ -193,7 +207,9 @@ extension API {
 
     /// `{"results": [...], "version": "...", "views": {...}}`, written straight into bytes: each
     /// view's JSON is serialized once per version and shared by every answer that shows it.
-    static func dispatchBody(_ outcome: DispatchOutcome, version: String) throws(ViewEncodingError) -> [UInt8] {
+    static func dispatchBody(
+        _ outcome: DispatchOutcome, version: String, maxViewBytes: Int
+    ) throws(Problem) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(96)
         body.append(utf8: #"{"results":["#)
@@ -217,10 +233,20 @@ extension API {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONValue.string(snapshot.name).serialize(into: &body)
             body.append(UInt8(ascii: ":"))
-            body += try snapshot.jsonBytes()
+            body += try snapshot.budgetedBytes(max: maxViewBytes)
         }
         body.append(utf8: "}}")
         return body
+    }
+
+    /// Checks every view the dispatch changed, asked for or not, against the budget: the dispatch that makes a view
+    /// too large is the one told so (naming it), whoever watches it. Each is encoded once, for every answer after.
+    private func checkChangedViews(_ session: Session, _ outcome: DispatchOutcome) throws(Problem) {
+        guard outcome.results.contains(.applied) else { return }
+        let (_, snapshots) = session.store.views(session.store.allViews)
+        for snapshot in snapshots where snapshot.version == outcome.version {
+            _ = try snapshot.budgetedBytes(max: configuration.maxViewBytes)
+        }
     }
 
     /// The version an `If-Match` header requires, if any; `*` (RFC 9110: any current version) requires none.

@@ -10,7 +10,7 @@ struct Problem: Error, Sendable {
     let status: Int
     let slug: String
     let title: String
-    let detail: String
+    var detail: String
     var extensions: [String: JSONValue] = [:]
     var headers: HTTPHeaders = [:]
 

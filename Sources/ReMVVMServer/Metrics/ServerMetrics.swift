@@ -1,4 +1,5 @@
 import CoreMetrics
+import MicroHTTP
 import ReMVVM
 import ReMVVMPersistence
 import Synchronization
@@ -22,6 +23,8 @@ final class ServerMetrics: Sendable {
     private let dispatch: CoreMetrics.Timer
     /// One counter per refusal reason, by ``Refusal`` index: made up front, so each shows 0 until it happens.
     private let refusals: [CoreMetrics.Counter]
+    private let expiredIdle: CoreMetrics.Counter
+    private let expiredUnused: CoreMetrics.Counter
     let gauges: Gauges
     let storage: Storage
     let topics: Topics
@@ -35,6 +38,10 @@ final class ServerMetrics: Sendable {
         refusals = Refusal.allCases.map {
             CoreMetrics.Counter(label: "remvvm_refusals_total", dimensions: [("reason", $0.rawValue)], factory: factory)
         }
+        expiredIdle = CoreMetrics.Counter(
+            label: "remvvm_sessions_expired_total", dimensions: [("reason", "idle")], factory: factory)
+        expiredUnused = CoreMetrics.Counter(
+            label: "remvvm_sessions_expired_total", dimensions: [("reason", "unused")], factory: factory)
         gauges = Gauges(factory: factory)
         storage = Storage(factory: factory)
         topics = Topics(factory: factory)
@@ -49,6 +56,13 @@ final class ServerMetrics: Sendable {
     /// Counts one request refused to protect a budget: `remvvm_refusals_total{reason="..."}`.
     func refused(_ reason: Refusal) {
         refusals[reason.index].increment()
+    }
+
+    /// Counts the sessions the housekeeper ended: `remvvm_sessions_expired_total{reason="idle"|"unused"}` (unused:
+    /// created and never used, ended after ``ServerConfiguration/unusedSessionTTL``).
+    func sessionsExpired(idle: Int, unused: Int) {
+        if idle > 0 { expiredIdle.increment(by: Int64(idle)) }
+        if unused > 0 { expiredUnused.increment(by: Int64(unused)) }
     }
 
     /// Counts what the transport refused on its own between two scrapes (its counters only grow).

@@ -14,6 +14,10 @@ final class API: HTTPHandler {
     let sessions: SessionRegistry
     let actions: ActionRegistry
     let metrics: ServerMetrics
+    /// Reads a request's client address and scheme, believing only the trusted proxies.
+    let clientAddress: ClientAddress
+    /// Session creations per client address; nil when ``ServerConfiguration/sessionCreationBurst`` is 0.
+    let creationBudget: AddressBudget?
     let timer: DeadlineTimer
     let streams = EventStreams()
     let files: StaticFiles
@@ -70,10 +74,17 @@ final class API: HTTPHandler {
         logsAnswers = logger.logLevel <= .debug
         self.transportGauges = transportGauges
         self.durability = durability
+        clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
+        creationBudget =
+            configuration.sessionCreationBurst > 0
+            ? AddressBudget(
+                burst: configuration.sessionCreationBurst, rate: configuration.sessionCreationRate,
+                capacity: configuration.sessionCreationAddresses) : nil
         let sessions = SessionRegistry(
             limit: configuration.maxSessions,
             idempotencyLimit: configuration.idempotencyKeysPerSession,
             ttl: configuration.sessionTTL,
+            unusedTTL: configuration.unusedSessionTTL,
             makeStore: makeStore,
             onEnd: { session in durability?.remove(session: session.id) },
             storedExpiry: durability.map { durability in
@@ -251,7 +262,11 @@ final class API: HTTPHandler {
 
     /// Expires the sessions idle at `now` (the housekeeper's clock); called by the server's housekeeper.
     func expireIdleSessions(now: Int64) {
-        let expired = sessions.expire(now: now)
-        if expired > 0 { logger.info("expired idle sessions", metadata: ["sessions.expired": "\(expired)"]) }
+        let (expired, unused) = sessions.expire(now: now)
+        metrics.sessionsExpired(idle: expired - unused, unused: unused)
+        if expired > 0 {
+            logger.info(
+                "expired idle sessions", metadata: ["sessions.expired": "\(expired)", "sessions.unused": "\(unused)"])
+        }
     }
 }

@@ -17,9 +17,6 @@ public struct ServerConfiguration: Sendable {
     /// Open connections per client address (0 = no limit); trusted proxies are exempt
     /// (``HTTPServerConfiguration/perClientConnectionLimit``).
     public var connectionsPerClient = HTTPServerConfiguration.defaultPerClientConnectionLimit
-    /// The reverse proxies in front of the server (IPv4 addresses): exempt from the per-address connection limit,
-    /// and the only peers whose `X-Forwarded-For` may name the client (``HTTPServerConfiguration/trustedProxies``).
-    public var trustedProxies: [String] = []
     /// The longest a request's head may take to arrive, whole (408 beyond).
     public var requestHeadTimeout: Duration = .seconds(15)
     /// The longest a request's body may take to arrive, whole (408 beyond).
@@ -53,6 +50,29 @@ public struct ServerConfiguration: Sendable {
     public var defaultPollWait: Duration = .seconds(30)
     /// How often an event stream gets a heartbeat comment.
     public var heartbeatInterval: Duration = .seconds(15)
+    /// How long a session nobody used since its creation lasts (`sessionTTL` counts once a request used it), so
+    /// that sessions created and dropped by the thousand do not hold their places for the full TTL.
+    public var unusedSessionTTL: Duration = .seconds(60)
+    /// Sessions one client address may create at once before it is slowed down (a token bucket's size; 0 = no
+    /// limit per address). Beyond it, creations get 429 with `Retry-After`.
+    public var sessionCreationBurst = 20
+    /// Sessions one client address may create per second once its burst is spent (the bucket's refill rate).
+    public var sessionCreationRate = 5.0
+    /// Client addresses tracked for the creation budget; the least recently seen is forgotten beyond it, so the
+    /// table's memory stays bounded whatever the number of addresses.
+    public var sessionCreationAddresses = 65_536
+    /// The reverse proxies in front of the server, as IPv4 addresses (`127.0.0.1`) or networks (`10.0.0.0/8`):
+    /// exempt from the per-address connection limit, and the only peers whose `X-Forwarded-For` and
+    /// `X-Forwarded-Proto` are believed. From any other peer these headers are ignored. Behind a proxy that is not
+    /// listed, every client is counted under the proxy's address.
+    public var trustedProxies: [String] = []
+    /// The most bytes one view's JSON may have. A dispatch after which a view is larger is answered with a
+    /// problem naming it, and no answer, long-poll or event carries it until it shrinks. At most
+    /// ``maxViewBytesLimit``.
+    public var maxViewBytes = 1 << 20
+    /// The largest ``maxViewBytes`` a server starts with: half of what an event stream buffers (4 MiB), so a
+    /// stream's first event of one view always fits, with room for the events after it.
+    public static let maxViewBytesLimit = 2 << 20
     /// Remembered `Idempotency-Key`s per session.
     public var idempotencyKeysPerSession = 256
     /// How long a stopping server, which no longer accepts connections, keeps serving the ones open (each answer

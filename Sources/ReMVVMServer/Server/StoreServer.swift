@@ -111,6 +111,11 @@ public final class StoreServer: Sendable {
     /// the service runs (``run()`` then only waits and stops). A server serves once: after ``stop()`` it
     /// cannot start again.
     public func start() throws(StoreServerError) {
+        let maxViewBytes = api.configuration.maxViewBytes
+        guard (1...ServerConfiguration.maxViewBytesLimit).contains(maxViewBytes) else {
+            throw StoreServerError.invalidConfiguration.with(
+                "maxViewBytes is \(maxViewBytes); it must be 1 to \(ServerConfiguration.maxViewBytesLimit)")
+        }
         restoreSessions()
         do {
             try transport.start()
