@@ -71,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("tidy-batch-size"),
         help: "Expired sessions deleted per transaction; default 500 (REMVVM_TIDY_BATCH_SIZE).")
     var tidyBatchSize: Int?
+    @Option(
         name: .customLong("unused-session-ttl"),
         help: "Seconds a session no request used after its creation lives; default 60 (REMVVM_UNUSED_SESSION_TTL).")
     var unusedSessionTTL: Int?
