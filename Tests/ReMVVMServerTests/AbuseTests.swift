@@ -164,7 +164,7 @@ extension EndToEnd {
                 let logout = try await api.dispatch(session, ["type": "user/logout"], query: "?views=login")
                 #expect(logout.status == 200)
                 #expect(try await api.read(session, query: "?views=login").status == 200)
-                #expect(try await api.gauge(#"remvvm_budget_refusals_total{budget="view_size"}"#) == 1)
+                #expect(try await api.gauge(#"remvvm_refusals_total{reason="view-budget"}"#) == 1)
             }
         }
 
@@ -193,7 +193,7 @@ extension EndToEnd {
                 #expect(refused.header("Retry-After").flatMap { Int($0) } == 1)
                 #expect(try await server.client(from: "127.0.0.3").request("POST", "/v1/sessions").status == 201)
                 #expect(try await flood.request("POST", "/v1/sessions").status == 429)
-                let refusals = try await flood.gauge(#"remvvm_budget_refusals_total{budget="session_creation_rate"}"#)
+                let refusals = try await flood.gauge(#"remvvm_refusals_total{reason="session-creation-rate"}"#)
                 #expect(refusals == 2)
             }
         }
@@ -235,7 +235,7 @@ extension EndToEnd {
                 #expect(await eventually { server.server.sessionCount == 1 })
                 #expect(try await api.read(unused).status == 404)
                 #expect(try await api.read(used).status == 200)
-                #expect(try await api.gauge(#"remvvm_budget_refusals_total{budget="unused_session"}"#) == 1)
+                #expect(try await api.gauge(#"remvvm_sessions_expired_total{reason="unused"}"#) == 1)
             }
         }
 
