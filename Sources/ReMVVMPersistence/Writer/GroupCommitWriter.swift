@@ -37,8 +37,19 @@ final class GroupCommitWriter: Sendable {
     /// Whether the last transaction failed (cleared by the next that succeeds): read without a lock by
     /// dispatches, which are refused before reducing meanwhile.
     private let failing = Atomic<Bool>(false)
-    /// Told which sessions another node took over, before their barriers fail.
-    private let onLost = Mutex<(@Sendable ([String]) -> Void)?>(nil)
+    /// Told which sessions another node took over, before their barriers fail. A class holds the closure:
+    /// a closure that is a `Mutex`'s own value gains a re-abstraction thunk on every `withLock` passing it
+    /// `inout`, and overflows the stack after enough calls.
+    private let onLost = Mutex<LostHandler?>(nil)
+
+    /// The handler of lost sessions, copied out of its lock as a reference.
+    private final class LostHandler: Sendable {
+        let call: @Sendable ([String]) -> Void
+
+        init(_ call: @escaping @Sendable ([String]) -> Void) {
+            self.call = call
+        }
+    }
 
     /// How long the thread waits before retrying a failed write when nothing new arrives.
     static let retryDelay: DispatchTimeInterval = .milliseconds(200)
@@ -85,7 +96,8 @@ final class GroupCommitWriter: Sendable {
     /// Sets what is told, on the writer thread, which sessions another node took over: called
     /// after their changes were dropped and before their barriers fail.
     func whenSessionsLost(_ handler: @escaping @Sendable ([String]) -> Void) {
-        onLost.withLock { $0 = handler }
+        let box = LostHandler(handler)
+        onLost.withLock { $0 = box }
     }
 
     /// Calls `handler` once everything queued so far is durable (nil), or with the error that
@@ -216,7 +228,7 @@ final class GroupCommitWriter: Sendable {
             logger.warning(
                 "another node took sessions over; this node's copies are dropped",
                 metadata: ["sessions.lost": "\(lost.count)", "session.ids": "\(lost.prefix(8).joined(separator: ","))"])
-            onLost.withLock { $0 }?(lost)
+            tellLost(lost)
         }
         queue.withLock { queue in
             queue.unhealthy = !healthy
@@ -231,6 +243,11 @@ final class GroupCommitWriter: Sendable {
                 barrier(nil)
             }
         }
+    }
+
+    /// Tells the handler of lost sessions (``whenSessionsLost(_:)``) about `lost`.
+    func tellLost(_ lost: [String]) {
+        onLost.withLock { $0 }?.call(lost)
     }
 
     private static func write(_ changes: [StorageChange], to storage: any SessionStorage) -> StorageError? {
