@@ -2,7 +2,7 @@ import ReMVVMPersistence
 
 extension PostgresSessionStorage {
     /// The schema version this server writes, in the `schema_version` table.
-    static let schemaVersion = 3
+    static let schemaVersion = 5
 
     /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
     private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
@@ -19,6 +19,10 @@ extension PostgresSessionStorage {
     /// Version 3: topics shared by the nodes: `topic_counters` (each topic's last sequence, the row every
     /// append updates, so appends to one topic from any node take their turn) and `topic_messages`
     /// (the retained messages).
+    ///
+    /// Version 5: `topic_counters.touched`, when a topic was last published to or kept alive by a node with
+    /// subscribers: a topic untouched for its retention is deleted (``forget(_:retention:)``). (Version 4 is
+    /// another change's number; this step checks only its own.)
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -40,6 +44,9 @@ extension PostgresSessionStorage {
             }
             if version < 3 {
                 for statement in thirdSchema { try connection.execute(statement) }
+            }
+            if version < 5 {
+                for statement in topicRetentionSchema { try connection.execute(statement) }
             }
             if version < schemaVersion {
                 try connection.execute("DELETE FROM schema_version")
@@ -148,5 +155,11 @@ extension PostgresSessionStorage {
             PRIMARY KEY (topic, sequence)
         )
         """,
+    ]
+
+    /// Version 5: when each topic was last used, so that idle topics are deleted.
+    private static let topicRetentionSchema = [
+        "ALTER TABLE topic_counters ADD COLUMN IF NOT EXISTS touched timestamptz NOT NULL DEFAULT now()",
+        "CREATE INDEX IF NOT EXISTS topic_counters_touched ON topic_counters (touched)",
     ]
 }

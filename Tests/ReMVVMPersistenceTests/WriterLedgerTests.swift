@@ -36,6 +36,7 @@ import Testing
             case .remember(_, let key): "remember \(key.key) at \(key.version)"
             case .answer(_, let key, _): "answer \(key)"
             case .forgetKeys(_, let keeping): "keep \(keeping) keys"
+            case .publish(_, let publication): "publish to \(publication.topic)"
             }
         }
     }

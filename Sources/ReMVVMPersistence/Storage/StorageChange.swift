@@ -17,4 +17,7 @@ public enum StorageChange: Sendable {
     case answer(session: String, key: String, answer: Data)
     /// Forgets all but the session's `keeping` latest idempotency keys.
     case forgetKeys(session: String, keeping: Int)
+    /// Appends a message to its topic at the topic's next position, which the storage sets on `publication`;
+    /// written by the session's commit (`session` empty for a publish from outside a session).
+    case publish(session: String, StoredPublication)
 }

@@ -51,6 +51,9 @@ final class GroupCommitWriter: Sendable {
         }
     }
 
+    /// The hub that gets each transaction's topic messages once durable (the outbox); nil for none.
+    private let topics: TopicHub?
+
     /// How long the thread waits before retrying a failed write when nothing new arrives.
     static let retryDelay: DispatchTimeInterval = .milliseconds(200)
 
@@ -60,13 +63,16 @@ final class GroupCommitWriter: Sendable {
         snapshotEvery: Int,
         keysPerSession: Int = 256,
         logger: Logger,
+        topics: TopicHub? = nil,
         encode: @escaping @Sendable (CommitRecord) throws -> StoredCommit
     ) {
         self.storage = storage
         self.logger = logger
-        ledger = Mutex(
-            WriterLedger(
-                snapshotEvery: snapshotEvery, keysPerSession: keysPerSession, logger: logger, encode: encode))
+        self.topics = topics
+        var books = WriterLedger(
+            snapshotEvery: snapshotEvery, keysPerSession: keysPerSession, logger: logger, encode: encode)
+        if let topics { books.retainedMessages = topics.configuration.retainedMessages }
+        ledger = Mutex(books)
         let thread = Thread { [self] in self.run() }
         thread.name = "remvvm.group-commit"
         thread.start()
@@ -234,6 +240,20 @@ final class GroupCommitWriter: Sendable {
             queue.unhealthy = !healthy
             queue.lost = lostNow
         }
+        // Durable now: members get the messages before anyone (their posters included) is answered.
+        if failure == nil, let topics, !plan.publications.isEmpty {
+            topics.deliver(
+                durable: plan.publications.compactMap { publication in
+                    publication.stored.position.map { (publication.message, $0) }
+                })
+        }
+        for (stored, reply) in plan.posts {
+            if let failure {
+                reply(.failure(failure))
+            } else {
+                reply(.success(stored.map { $0.position ?? 0 }))
+            }
+        }
         for (session, barrier) in plan.barriers {
             if let failure {
                 barrier(failure)
@@ -243,6 +263,21 @@ final class GroupCommitWriter: Sendable {
                 barrier(nil)
             }
         }
+    }
+
+    /// Posts topic messages published from outside a session in a transaction of their own and waits until
+    /// they are durable and delivered; their positions, or the error that kept them from being written.
+    func post(_ publications: [TopicPublication]) throws(StorageError) -> [UInt64] {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<[UInt64], StorageError>>(.failure(.closed))
+        let queued = enqueue(
+            .post(publications) { result in
+                outcome.withLock { $0 = result }
+                done.signal()
+            })
+        guard queued else { throw .closed }
+        done.wait()
+        return try outcome.withLock { $0 }.get()
     }
 
     /// Tells the handler of lost sessions (``whenSessionsLost(_:)``) about `lost`.

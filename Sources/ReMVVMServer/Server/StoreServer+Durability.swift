@@ -29,7 +29,7 @@ extension StoreServer {
         let sessions = DurableSessions(definition, storage: storage, configuration: durability, logger: logger)
         self.init(
             actions: definition.actions, makeStore: { sessions.makeStore(for: $0, durable: $1) }, durability: sessions,
-            configuration: configuration, logger: logger)
+            configuration: configuration, logger: logger, topics: definition.topics)
     }
 
     /// Puts the stored sessions back in service, then lets the app resume each one; with a shared

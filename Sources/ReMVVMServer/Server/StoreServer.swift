@@ -32,7 +32,7 @@ public final class StoreServer: Sendable {
         self.init(
             actions: definition.actions, makeStore: { _, _ in AnyProjectedStore(definition.makeStore()) },
             durability: nil,
-            configuration: configuration, logger: logger)
+            configuration: configuration, logger: logger, topics: definition.topics)
     }
 
     /// A server whose stores are made per session identity, kept durably when `durability` is set; its long-poll
@@ -43,7 +43,8 @@ public final class StoreServer: Sendable {
         durability: (any SessionPersistence)?,
         configuration: ServerConfiguration,
         logger: Logger,
-        clock: any ServerClock = SystemServerClock()
+        clock: any ServerClock = SystemServerClock(),
+        topics: TopicHub? = nil
     ) {
         self.logger = logger
         let transportBox = TransportBox()
@@ -54,6 +55,7 @@ public final class StoreServer: Sendable {
             durability: durability,
             logger: logger,
             clock: clock,
+            topics: topics,
             transportGauges: { transportBox.gauges() }
         )
         var transportConfiguration = configuration.transport

@@ -77,6 +77,8 @@ final class MemoryStorage: SessionStorage {
                 case .forgetKeys(let session, let keeping):
                     let kept = (contents.keys[session] ?? [:]).values.sorted { $0.version > $1.version }.prefix(keeping)
                     contents.keys[session] = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0) })
+                case .publish:
+                    continue  // Not a topic log: its hub keeps no outbox.
                 }
             }
         }
