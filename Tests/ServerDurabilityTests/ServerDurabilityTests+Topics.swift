@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestClient
+import PostgresTestSupport
 import Testing
 
 extension ServerDurabilityTests {
@@ -15,18 +16,31 @@ extension ServerDurabilityTests {
     /// (the outbox), so a retry either replays (message stored) or posts it the first time (nothing stored):
     /// every member holds each message exactly once, all in one order.
     @Test func keyedPostsRetriedAfterACrashReachEveryMemberOnceInOneOrder() async throws {
-        var server = try await ServerProcess.start(dataDirectory: dataDirectory)
+        try await crashesMidPosts(arguments: [])
+    }
+
+    /// The same on PostgreSQL: a message takes its position in its poster's transaction.
+    @Test(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)))
+    func keyedPostsRetriedAfterACrashReachEveryMemberOnceInOneOrderInPostgreSQL() async throws {
+        let database = try TestDatabase()
+        try await crashesMidPosts(arguments: ["--database-url", database.url, "--node-name", "node-1"])
+    }
+
+    private func crashesMidPosts(arguments: [String]) async throws {
+        var server = try await ServerProcess.start(dataDirectory: dataDirectory, arguments: arguments)
         // Five rounds, each in a room of its own and killed at another point: a post caught between its
         // message and its commit shows up in one of them on a server that stores the message first.
         for (round, killAt) in [(0, 6), (1, 12), (2, 18), (3, 24), (4, 30)] {
-            server = try await crashMidPosts(server, round: round, killAt: killAt)
+            server = try await crashMidPosts(server, round: round, killAt: killAt, arguments: arguments)
         }
         try await server.stop()
     }
 
     /// One round: members join a room, posters post with keys, the server is killed after `killAt`
     /// acknowledgements, every post is retried after the restart; returns the restarted server.
-    private func crashMidPosts(_ server: ServerProcess, round: Int, killAt: Int) async throws -> ServerProcess {
+    private func crashMidPosts(
+        _ server: ServerProcess, round: Int, killAt: Int, arguments: [String]
+    ) async throws -> ServerProcess {
         let port = server.port
         let posters = 5
         let each = 8  // 40 messages: fewer than the 50 the chat view and the topic keep.
@@ -72,7 +86,7 @@ extension ServerDurabilityTests {
         try await sent
         #expect(acknowledged.current >= killAt)
 
-        let restarted = try await ServerProcess.start(dataDirectory: dataDirectory)
+        let restarted = try await ServerProcess.start(dataDirectory: dataDirectory, arguments: arguments)
         let expected = Set((0..<posters).flatMap { poster in (0..<each).map { text(poster, $0) } })
         let heard = try await onOwnThread {
             let client = try SessionClient(port: restarted.port)
