@@ -80,7 +80,9 @@ public final class TopicHub: Sendable {
     /// subscribed store (whose middleware may still block or change it).
     ///
     /// Delivery to up to 64 subscribers runs on the caller's thread before this returns; a larger fan-out
-    /// runs on background threads. Do not call it from a reducer or an observer (inside a store's lock).
+    /// runs on background threads. With durable sessions (``attach(outbox:)``) the message is stored by the
+    /// durable writer first, and delivered on its thread, before this returns. Do not call it from a reducer
+    /// or an observer (inside a store's lock).
     ///
     /// - Returns: The message's position in the topic.
     /// - Throws: ``TopicError`` for an invalid topic name, an action larger than
