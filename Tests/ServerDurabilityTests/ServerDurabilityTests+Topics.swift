@@ -95,6 +95,9 @@ extension ServerDurabilityTests {
                     let retry = try client.dispatch(
                         members[poster], post(poster, index), views: "chat", headers: [key(poster, index)])
                     #expect(retry.status == 200, "\(retry.text)")
+                    // The poster's own answer follows its message: delivered once durable, before the answer.
+                    let own = try Self.chatTexts(client, members[poster])
+                    #expect(own.contains(text(poster, index)), "round \(round): \(text(poster, index)) not in \(own)")
                 }
             }
             // Members hear the messages once they are durable, on the writer's side: wait for all of them.
