@@ -3,7 +3,7 @@ import ReMVVMPersistence
 
 extension PostgresSessionStorage {
     /// The schema version this server writes, in the `schema_version` table.
-    static let schemaVersion = 4
+    static let schemaVersion = 5
 
     /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
     private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
@@ -23,6 +23,8 @@ extension PostgresSessionStorage {
     ///
     /// Version 4: each session's expiry, `sessions.expires_at` (seconds since 1970, as `created`), indexed for
     /// the tidy; the sessions already stored get the migration's time plus ``SessionRecord/defaultLifetime``.
+    /// Version 5: `topic_counters.touched`, when a topic was last published to or kept alive by a node with
+    /// subscribers: a topic untouched for its retention is deleted (``forget(_:retention:)``).
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -51,6 +53,9 @@ extension PostgresSessionStorage {
                     "UPDATE sessions SET expires_at = $1::double precision WHERE expires_at IS NULL",
                     [.double(Date().timeIntervalSince1970 + SessionRecord.defaultLifetime)])
                 try connection.execute("ALTER TABLE sessions ALTER COLUMN expires_at SET NOT NULL")
+            }
+            if version < 5 {
+                for statement in topicRetentionSchema { try connection.execute(statement) }
             }
             if version < schemaVersion {
                 try connection.execute("DELETE FROM schema_version")
@@ -165,5 +170,11 @@ extension PostgresSessionStorage {
     private static let fourthSchema = [
         "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS expires_at double precision",
         "CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at)",
+    ]
+
+    /// Version 5: when each topic was last used, so that idle topics are deleted.
+    private static let topicRetentionSchema = [
+        "ALTER TABLE topic_counters ADD COLUMN IF NOT EXISTS touched timestamptz NOT NULL DEFAULT now()",
+        "CREATE INDEX IF NOT EXISTS topic_counters_touched ON topic_counters (touched)",
     ]
 }

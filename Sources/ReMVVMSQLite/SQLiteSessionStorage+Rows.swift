@@ -96,6 +96,9 @@ extension SQLiteSessionStorage {
                         SELECT version FROM idempotency WHERE session = ?1 ORDER BY version DESC LIMIT 1 OFFSET ?2 - 1)
                     """
             ).execute(arguments: [session, keeping])
+        case .publish(_, let publication):
+            publication.position = try appendTopicMessage(
+                topic: publication.topic, action: publication.action, retaining: publication.retaining, in: db)
         }
     }
 

@@ -1,4 +1,6 @@
 import ExampleApp
+import Foundation
+import Logging
 @_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 import Testing
@@ -98,5 +100,18 @@ import Testing
         let durable = sessions(MemoryStorage())
         durable.shutdown()
         #expect(await durable.durable() == .closed)
+    }
+
+    /// Its handler was once stored as the lock's own value and re-abstracted on every read: one more thunk per
+    /// call, until the stack overflowed (issue 44).
+    @Test func theLostSessionsHandlerCanBeCalledWithoutEnd() {
+        let writer = GroupCommitWriter(
+            storage: MemoryStorage(), snapshotEvery: 100, logger: Logger(label: "test"),
+            encode: { StoredCommit(version: $0.version, actions: Data("[]".utf8)) })
+        defer { writer.close(snapshotAll: false) }
+        let calls = Mutex(0)
+        writer.whenSessionsLost { _ in calls.withLock { $0 += 1 } }
+        for _ in 0..<200_000 { writer.tellLost(["s"]) }
+        #expect(calls.withLock { $0 } == 200_000)
     }
 }

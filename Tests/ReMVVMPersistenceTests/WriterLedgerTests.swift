@@ -38,6 +38,7 @@ import Testing
             case .answer(_, let key, _): "answer \(key)"
             case .forgetKeys(_, let keeping): "keep \(keeping) keys"
             case .touch: "touch"
+            case .publish(_, let publication): "publish to \(publication.topic)"
             }
         }
     }
@@ -160,6 +161,39 @@ import Testing
             return nil
         }
         #expect(created == [later])
+    }
+
+    /// The outbox: a commit's topic messages go in its transaction, after its log rows and key.
+    @Test func aCommitsPublicationsAreWrittenInItsTransactionAndAgainAfterAFailure() {
+        var ledger = ledger(every: 100)
+        let note = IdempotentDispatch.Note(key: "k", digest: [1, 2])
+        let message = TopicPublication(topic: "room", action: Bump(), encoded: Data("{}".utf8))
+        let record = CommitRecord(version: 1, actions: [Bump()], publications: [message, message])
+        let failed = ledger.plan([.commit(session: "s", record: record, idempotency: note)])
+        #expect(kinds(failed) == ["append [1]", "remember k at 1", "publish to room", "publish to room"])
+        #expect(failed.publications.count == 2)
+        // The transaction failed: the commit is in memory (and in the repair's snapshot), so its messages go too.
+        ledger.failed(failed)
+        #expect(ledger.needsRepair)
+        let repair = ledger.plan([])
+        #expect(
+            kinds(repair) == [
+                "remember k at 1", "publish to room", "publish to room", "create", "snapshot 99", "keep 256 keys",
+            ])
+        #expect(!ledger.needsRepair)
+    }
+
+    @Test func theMessagesOfASessionLostToAnotherNodeAreDroppedWithItsCommits() {
+        var ledger = ledger(every: 100)
+        let message = TopicPublication(topic: "room", action: Bump(), encoded: Data("{}".utf8))
+        var plan = ledger.plan([
+            .commit(
+                session: "s", record: CommitRecord(version: 1, actions: [Bump()], publications: [message]),
+                idempotency: nil)
+        ])
+        #expect(ledger.drop(["s"], from: &plan) == ["s"])
+        #expect(plan.changes.isEmpty)
+        #expect(plan.publications.isEmpty)
     }
 
     /// A hand-moved clock for the ledger.

@@ -1,3 +1,4 @@
+import ExampleApp
 import HTTPTestClient
 @_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
@@ -125,6 +126,29 @@ extension EndToEnd {
                 // Joining again shows the room's recent messages first.
                 _ = try await Self.dispatched(Self.join("one", as: "Bob"), to: bob, api: api)
                 #expect(Self.lines(try await Self.chat(bob, api: api)) == ["Ada: first", "Ada: second"])
+            }
+        }
+
+        /// Issue 44: a room nobody is in any more, with no message newer than its retention, is forgotten by the
+        /// server's housekeeper, and a deleted session no longer keeps its room.
+        @Test func theHousekeeperForgetsARoomNobodyIsIn() async throws {
+            var topics = TopicConfiguration()
+            topics.retention = .zero
+            let hub = TopicHub(configuration: topics)
+            let app = ExampleApp.definition(services: TestApp.services, topics: hub)
+            try await withTestServer(app) { server in
+                let api = try server.client()
+                let (ada, bob) = (try await api.createSession(), try await api.createSession())
+                _ = try await Self.dispatched(Self.join("left", as: "Ada"), to: ada, api: api)
+                _ = try await Self.dispatched(Self.join("deleted", as: "Bob"), to: bob, api: api)
+                _ = try await Self.dispatched(Self.post("hello"), to: ada, api: api)
+                _ = try await Self.dispatched(Self.post("hello"), to: bob, api: api)
+                #expect(hub.topicCount == 2)
+                _ = try await Self.dispatched(["type": "chat/leave"], to: ada, api: api)
+                #expect(await eventually { hub.topicCount == 1 })
+                #expect(hub.history(of: "chat/left").isEmpty)
+                #expect(try await api.delete(bob).status == 204)
+                #expect(await eventually { hub.topicCount == 0 })
             }
         }
 

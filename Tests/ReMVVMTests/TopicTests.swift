@@ -1,4 +1,6 @@
+import Foundation
 @_spi(ReMVVMServer) import ReMVVM
+import ReMVVMTesting
 import Synchronization
 import Testing
 
@@ -326,5 +328,103 @@ struct TopicTests {
         #expect(app.topics.subscriberCount(of: "r") == 0)
         try app.topics.publish(Heard(text: "late"), to: "r")
         #expect(store.state.heard.isEmpty)
+    }
+}
+
+@Suite("Topic retention")
+struct TopicRetentionTests {
+    private static func hub(_ clock: TestClock, retention: Duration = .seconds(60)) -> TopicHub {
+        var configuration = TopicConfiguration()
+        configuration.retention = retention
+        return TopicHub(configuration: configuration, clock: clock)
+    }
+
+    @Test func aTopicWithNoSubscriberAndNoRecentMessageIsDroppedAndStartsOver() throws {
+        let clock = TestClock()
+        let app = RoomApp.definition(hub: Self.hub(clock))
+        let member = app.makeStore()
+        try member.dispatch(EnterRoom(room: "followed"))
+        try app.topics.publish(Heard(text: "one"), to: "followed")
+        try app.topics.publish(Heard(text: "one"), to: "idle")
+        try app.topics.publish(Heard(text: "two"), to: "idle")
+        clock.advance(by: .seconds(59))
+        #expect(app.topics.sweep().dropped.isEmpty)
+        #expect(app.topics.topicCount == 2)
+
+        clock.advance(by: .seconds(1))
+        let swept = app.topics.sweep()
+        #expect(swept.dropped == [TopicSweep.Dropped(topic: "idle", last: 2)])
+        #expect(swept.followed == ["followed"])
+        #expect(app.topics.topicCount == 1)
+        #expect(app.topics.history(of: "idle").isEmpty)
+        #expect(app.topics.statistics.dropped == 1)
+        // Published to again, it starts over; a subscriber keeps a topic however old its last message.
+        #expect(try app.topics.publish(Heard(text: "again"), to: "idle") == 1)
+        clock.advance(by: .seconds(3600))
+        #expect(app.topics.sweep().dropped.map(\.topic) == ["idle"])
+        #expect(app.topics.history(of: "followed").count == 1)
+        #expect(try app.topics.publish(Heard(text: "two"), to: "followed") == 2)
+        #expect(member.state.heard == ["one", "two"])
+    }
+
+    @Test func aMessageNewerThanTheRetentionKeepsATopicWithoutSubscribers() throws {
+        let clock = TestClock()
+        let hub = Self.hub(clock)
+        try hub.publish(Heard(text: "old"), to: "room")
+        clock.advance(by: .seconds(50))
+        try hub.publish(Heard(text: "new"), to: "room")
+        clock.advance(by: .seconds(50))
+        #expect(hub.sweep().dropped.isEmpty)
+        clock.advance(by: .seconds(10))
+        #expect(hub.sweep().dropped == [TopicSweep.Dropped(topic: "room", last: 2)])
+    }
+
+    @Test func aClosedOrDepartedSessionNoLongerKeepsItsRoomAlive() throws {
+        let clock = TestClock()
+        let app = RoomApp.definition(hub: Self.hub(clock))
+        let (ada, bob) = (app.makeStore(), app.makeStore())
+        try ada.dispatch(EnterRoom(room: "a"))
+        try bob.dispatch(EnterRoom(room: "b"))
+        clock.advance(by: .seconds(120))
+        #expect(app.topics.sweep().dropped.isEmpty)
+        ada.close()  // A deleted session's store is closed.
+        try bob.dispatch(ExitRoom(room: "b"))
+        #expect(Set(app.topics.sweep().dropped.map(\.topic)) == ["a", "b"])
+        #expect(app.topics.topicCount == 0)
+        // Joining again makes the topic anew.
+        try bob.dispatch(EnterRoom(room: "b"))
+        #expect(try app.topics.publish(Heard(text: "hi"), to: "b") == 1)
+        #expect(bob.state.heard == ["hi"])
+    }
+
+    @Test func tidyHandsTheDroppedTopicsToTheLogOutsideAnyLock() throws {
+        let clock = TestClock()
+        let hub = Self.hub(clock)
+        let log = ForgettingLog()
+        try hub.attach(log, actions: RoomApp.reducer.actions)
+        try hub.publish(Heard(text: "x"), to: "room")
+        #expect(try hub.tidy() == 0)
+        clock.advance(by: .seconds(60))
+        #expect(try hub.tidy() == 1)
+        #expect(log.forgotten.withLock { $0 } == [TopicSweep(dropped: [.init(topic: "room", last: 1)])])
+    }
+}
+
+/// A topic log in memory that records what it was told to forget.
+final class ForgettingLog: TopicLog {
+    let forgotten = Mutex<[TopicSweep]>([])
+    private let last = Mutex<[String: UInt64]>([:])
+
+    func retainedTopicMessages() throws -> [TopicLogEntry] { [] }
+
+    func append(topic: String, action: Data, retaining: Int) throws -> UInt64 {
+        last.withLock { last in
+            last[topic, default: 0] += 1
+            return last[topic, default: 0]
+        }
+    }
+
+    func forget(_ sweep: TopicSweep, retention: Duration) throws {
+        forgotten.withLock { $0.append(sweep) }
     }
 }

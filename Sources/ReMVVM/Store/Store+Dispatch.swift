@@ -95,7 +95,8 @@ extension Store {
         if applied {
             core.version += 1
             if recording {
-                let record = CommitRecord(version: core.version, actions: reduced)
+                let record = CommitRecord(
+                    version: core.version, actions: reduced, publications: outboxed(&publications))
                 for listener in core.commitListeners { listener(record) }
             }
             woken = publish(from: old, core: &core)

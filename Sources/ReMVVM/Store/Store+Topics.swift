@@ -107,6 +107,22 @@ extension Store {
         }
     }
 
+    /// The publishes of a commit that travel with it to the durable writer, checked and encoded; empties
+    /// `publications` then. None when the hub has no outbox: the store publishes after the commit instead.
+    func outboxed(_ publications: inout [Publication]) -> [TopicPublication] {
+        guard !publications.isEmpty, let topics, topics.hasOutbox else { return [] }
+        var prepared: [TopicPublication] = []
+        for publication in publications {
+            do {
+                prepared += try topics.prepare(publication.action, to: [publication.topic])
+            } catch {
+                configuration.onTopicError(error)
+            }
+        }
+        publications = []
+        return prepared
+    }
+
     /// Carries out the publishes middleware requested, reporting those that fail.
     func publish(_ publications: [Publication]) {
         guard let topics else {
@@ -159,7 +175,8 @@ extension Store {
             guard received else { return nil }
             core.version += 1
             if recording {
-                let record = CommitRecord(version: core.version, actions: reduced)
+                let record = CommitRecord(
+                    version: core.version, actions: reduced, publications: outboxed(&publications))
                 for listener in core.commitListeners { listener(record) }
             }
             let woken = publish(from: old, core: &core)

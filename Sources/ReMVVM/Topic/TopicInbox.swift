@@ -19,9 +19,21 @@ final class TopicInbox: Sendable {
     /// Held while the store changes its subscriptions, so that two commits' changes apply in order.
     let subscriptionLock = Mutex(())
     /// Delivers one pass's messages into the store; set once the store exists, and weak in it.
-    private let receiver = Mutex<(@Sendable ([TopicMessage]) -> Void)?>(nil)
+    ///
+    /// A class holds the closure: a closure stored as a `Mutex`'s own value is re-abstracted on every
+    /// `withLock` that passes it `inout`, one more thunk each pass, until the stack overflows.
+    private let receiver = Mutex<Receiver?>(nil)
     private let maxPerPass: Int
     private let statistics: TopicStatistics.Counters
+
+    /// The store's delivery closure, behind a reference that is copied out of the lock as it is.
+    final class Receiver: Sendable {
+        let deliver: @Sendable ([TopicMessage]) -> Void
+
+        init(_ deliver: @escaping @Sendable ([TopicMessage]) -> Void) {
+            self.deliver = deliver
+        }
+    }
 
     init(maxPerPass: Int, statistics: TopicStatistics.Counters) {
         self.maxPerPass = max(maxPerPass, 1)
@@ -30,7 +42,8 @@ final class TopicInbox: Sendable {
 
     /// Sets what receives the messages.
     func connect(_ receiver: @escaping @Sendable ([TopicMessage]) -> Void) {
-        self.receiver.withLock { $0 = receiver }
+        let box = Receiver(receiver)
+        self.receiver.withLock { $0 = box }
     }
 
     /// Appends messages; true when the caller must start a pass (``runPass()``), after releasing its locks.
@@ -63,7 +76,7 @@ final class TopicInbox: Sendable {
         guard !batch.isEmpty else { return }
         statistics.passes.add(1, ordering: .relaxed)
         statistics.delivered.add(batch.count, ordering: .relaxed)
-        receiver.withLock { $0 }?(batch)
+        receiver.withLock { $0 }?.deliver(batch)
         let more = contents.withLock { contents -> Bool in
             if contents.queue.isEmpty { contents.draining = false }
             return contents.draining

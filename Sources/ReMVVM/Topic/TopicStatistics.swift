@@ -16,6 +16,8 @@ public struct TopicStatistics: Sendable, Equatable {
     public var wakeUps: Int
     /// Reads of a shared log that failed (retried at the next publish, wake-up or subscription).
     public var readFailures: Int
+    /// Topics dropped from memory because nobody used them for ``TopicConfiguration/retention``.
+    public var dropped: Int
 
     /// The shared counters behind the statistics.
     final class Counters: Sendable {
@@ -26,13 +28,14 @@ public struct TopicStatistics: Sendable, Equatable {
         let gaps = Atomic<Int>(0)
         let wakeUps = Atomic<Int>(0)
         let readFailures = Atomic<Int>(0)
+        let dropped = Atomic<Int>(0)
 
         var snapshot: TopicStatistics {
             TopicStatistics(
                 published: published.load(ordering: .relaxed), delivered: delivered.load(ordering: .relaxed),
                 passes: passes.load(ordering: .relaxed), deferredPasses: deferredPasses.load(ordering: .relaxed),
                 gaps: gaps.load(ordering: .relaxed), wakeUps: wakeUps.load(ordering: .relaxed),
-                readFailures: readFailures.load(ordering: .relaxed))
+                readFailures: readFailures.load(ordering: .relaxed), dropped: dropped.load(ordering: .relaxed))
         }
     }
 }

@@ -36,9 +36,12 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         self.logger = logger
         let codec = SessionCodec(definition: definition, configuration: configuration)
         self.codec = codec
+        // With a topic log in the storage, topic messages go out in their posters' transactions (the outbox).
+        let outboxed = definition.subscriptions != nil && storage is any TopicLog
         writer = GroupCommitWriter(
             storage: storage, snapshotEvery: configuration.snapshotEvery,
-            keysPerSession: configuration.idempotencyKeysPerSession, logger: logger, encode: codec.encode)
+            keysPerSession: configuration.idempotencyKeysPerSession, logger: logger,
+            topics: outboxed ? definition.topics : nil, encode: codec.encode)
         // A shared storage restores nothing at start: its topics are read per topic, from the first subscription.
         if storage.isShared { attachTopicLog() }
     }
@@ -102,6 +105,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         guard definition.subscriptions != nil, let log = storage as? any TopicLog else { return }
         do {
             try definition.topics.attach(log, actions: definition.actions)
+            if !definition.topics.hasOutbox { definition.topics.attach(outbox: WriterOutbox(writer)) }
         } catch {
             logger.error(
                 "cannot read the topics' retained history; topics start empty", metadata: ["error": "\(error)"])

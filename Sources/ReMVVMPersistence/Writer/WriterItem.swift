@@ -20,4 +20,7 @@ enum WriterItem: Sendable {
     case barrier(session: String?, @Sendable (StorageError?) -> Void)
     /// Snapshots every tracked session (clean shutdown).
     case snapshotAll
+    /// Topic messages published from outside a session, in a transaction of their own; `reply` gets their
+    /// positions once durable and delivered, or the error that kept them from being written.
+    case post([TopicPublication], reply: @Sendable (Result<[UInt64], StorageError>) -> Void)
 }

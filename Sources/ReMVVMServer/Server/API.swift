@@ -40,6 +40,8 @@ final class API: HTTPHandler {
     let loader: SessionLoader?
     /// Set when the server stops: it takes no session any more (no loads, no new sessions).
     let draining = Atomic<Bool>(false)
+    /// The app's topics, tidied by the housekeeper (``tidyTopics()``); nil when the server was made without.
+    let topics: TopicHub?
 
     convenience init(
         configuration: ServerConfiguration,
@@ -64,6 +66,7 @@ final class API: HTTPHandler {
         topics: TopicHub? = nil,
         transportGauges: @escaping @Sendable () -> TransportGauges
     ) {
+        self.topics = topics
         timer = DeadlineTimer(clock: clock)
         self.topics = topics
         metrics = ServerMetrics(
@@ -267,6 +270,19 @@ final class API: HTTPHandler {
         if expired > 0 {
             logger.info(
                 "expired idle sessions", metadata: ["sessions.expired": "\(expired)", "sessions.unused": "\(unused)"])
+        }
+    }
+
+    /// Drops the topics nobody used for their retention, from memory and from the topic log; called by the
+    /// housekeeper, so a log's round trip holds up neither a request nor a topic.
+    func tidyTopics() {
+        guard let topics else { return }
+        do {
+            let dropped = try topics.tidy()
+            if dropped > 0 { logger.debug("dropped idle topics", metadata: ["topics.dropped": "\(dropped)"]) }
+        } catch {
+            logger.warning(
+                "cannot forget idle topics in storage; tried again at the next round", metadata: ["error": "\(error)"])
         }
     }
 }

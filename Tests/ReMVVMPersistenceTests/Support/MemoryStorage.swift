@@ -81,6 +81,8 @@ final class MemoryStorage: SessionStorage {
                     if let stored = contents.records[session]?.expires, expires > stored {
                         contents.records[session]?.expires = expires
                     }
+                case .publish:
+                    continue  // Not a topic log: its hub keeps no outbox.
                 }
             }
         }
