@@ -28,7 +28,8 @@ final class API: HTTPHandler {
     let transportGauges: @Sendable () -> TransportGauges
     /// The storage writer's counts at the last gauge update, so its counters grow by the difference.
     private let writerCounts = Mutex(WriterStatistics())
-    /// The app's topic hub, whose statistics the metrics count; nil when the server was not given it.
+    /// The app's topic hub: the metrics count its statistics and the housekeeper tidies it (``tidyTopics()``); nil
+    /// when the server was not given it.
     let topics: TopicHub?
     /// The hub's counts at the last gauge update.
     private let topicCounts = Mutex<TopicStatistics?>(nil)
@@ -40,9 +41,6 @@ final class API: HTTPHandler {
     let loader: SessionLoader?
     /// Set when the server stops: it takes no session any more (no loads, no new sessions).
     let draining = Atomic<Bool>(false)
-    /// The app's topics, tidied by the housekeeper (``tidyTopics()``); nil when the server was made without.
-    let topics: TopicHub?
-
     convenience init(
         configuration: ServerConfiguration,
         actions: ActionRegistry,
@@ -68,7 +66,6 @@ final class API: HTTPHandler {
     ) {
         self.topics = topics
         timer = DeadlineTimer(clock: clock)
-        self.topics = topics
         metrics = ServerMetrics(
             routeLabels: Route.labels, factory: configuration.metricsFactory ?? NOOPMetricsHandler.instance)
         self.configuration = configuration
