@@ -22,7 +22,7 @@ import Testing
     }
 
     func commits(_ versions: ClosedRange<UInt64>) -> [WriterItem] {
-        versions.map { .commit(session: "s", record: CommitRecord(version: $0, actions: [Bump()]), idempotency: nil) }
+        versions.map { .commit(session: "s", record: CommitRecord(version: $0, actions: [Bump()])) }
     }
 
     /// The kinds of changes in a plan, as short names.
@@ -82,7 +82,7 @@ import Testing
         // A write failed (the database was down): both sessions wait for their repair.
         let down = ledger.plan(
             commits(1...1) + [
-                .commit(session: "t", record: CommitRecord(version: 1, actions: [Bump()]), idempotency: nil)
+                .commit(session: "t", record: CommitRecord(version: 1, actions: [Bump()]))
             ])
         ledger.failed(down)
         // The repair is refused for `s`: another node took it over meanwhile.
@@ -106,10 +106,10 @@ import Testing
 
     @Test func aKeyIsRememberedInTheTransactionOfItsCommitAndItsAnswerAfter() {
         var ledger = ledger(every: 100)
-        let note = IdempotentDispatch.Note(key: "k", digest: [1, 2])
-        let record = CommitRecord(version: 1, actions: [Bump()])
+        let note = CommitMetadata.Idempotency(key: "k", digest: [1, 2])
+        let record = CommitRecord(version: 1, actions: [Bump()], metadata: CommitMetadata(idempotency: note))
         let plan = ledger.plan([
-            .commit(session: "s", record: record, idempotency: note),
+            .commit(session: "s", record: record),
             .answer(session: "s", key: "k", answer: Data("{}".utf8)),
         ])
         #expect(kinds(plan) == ["append [1]", "remember k at 1", "answer k"])
@@ -117,9 +117,11 @@ import Testing
 
     @Test func keysOfAFailedPlanAreWrittenAgainWithTheRepair() {
         var ledger = ledger(every: 100)
-        let note = IdempotentDispatch.Note(key: "k", digest: [1, 2])
+        let note = CommitMetadata.Idempotency(key: "k", digest: [1, 2])
         let failed = ledger.plan([
-            .commit(session: "s", record: CommitRecord(version: 1, actions: []), idempotency: note)
+            .commit(
+                session: "s", record: CommitRecord(version: 1, actions: [], metadata: CommitMetadata(idempotency: note))
+            )
         ])
         ledger.failed(failed)
         #expect(kinds(ledger.plan([])) == ["remember k at 1", "create", "snapshot 99", "keep 256 keys"])

@@ -14,15 +14,17 @@ extension Store {
     ///   - actions: The actions, in order. A blocked action is skipped; the others still apply.
     ///   - views: Views to return as of the committed version.
     ///   - expectedVersion: If set, nothing is applied unless the store is at this version.
+    ///   - metadata: Handed to the commit listeners with the commit (``CommitRecord/metadata``).
     /// - Throws: ``StoreError`` when the store is closed or not at `expectedVersion`.
     @discardableResult
     @_spi(ReMVVMServer) public func dispatch(
         _ actions: [any StoreAction],
         views: ViewSet = .none,
-        expectedVersion: UInt64? = nil
+        expectedVersion: UInt64? = nil,
+        metadata: CommitMetadata = CommitMetadata()
     ) throws(StoreError) -> DispatchOutcome {
         let commit = try core.withLock { (core: inout StoreCore<State>) throws(StoreError) -> Commit in
-            try reduce(actions, into: &core, views: views, expectedVersion: expectedVersion)
+            try reduce(actions, into: &core, views: views, expectedVersion: expectedVersion, metadata: metadata)
         }
         carryOut(commit)
         return commit.outcome
@@ -54,7 +56,8 @@ extension Store {
         _ actions: [any StoreAction],
         into core: inout StoreCore<State>,
         views: ViewSet,
-        expectedVersion: UInt64?
+        expectedVersion: UInt64?,
+        metadata: CommitMetadata
     ) throws(StoreError) -> Commit {
         guard !core.isClosed else { throw .closed(at: core.version) }
         if let expectedVersion, expectedVersion != core.version {
@@ -95,7 +98,7 @@ extension Store {
         if applied {
             core.version += 1
             if recording {
-                let record = CommitRecord(version: core.version, actions: reduced)
+                let record = CommitRecord(version: core.version, actions: reduced, metadata: metadata)
                 for listener in core.commitListeners { listener(record) }
             }
             woken = publish(from: old, core: &core)

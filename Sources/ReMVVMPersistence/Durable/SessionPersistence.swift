@@ -45,7 +45,7 @@ package protocol SessionPersistence: Sendable {
     /// Snapshots every session, writes what is queued and closes the storage. Idempotent.
     func shutdown()
 
-    /// Queues the answer of a dispatch made under ``IdempotentDispatch/current`` with `key`, so
+    /// Queues the answer of a dispatch whose commit carried `key` (``CommitMetadata/idempotency``), so
     /// that a retry after a restart gets it byte for byte; wait with ``whenDurable(_:)``.
     func recordAnswer(session id: String, key: String, answer: [UInt8])
 }
