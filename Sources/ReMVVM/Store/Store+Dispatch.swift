@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 extension Store {
@@ -124,21 +123,21 @@ extension Store {
 
     /// Wakes the waiters a commit took, once the lock is released.
     ///
-    /// A change that wakes more than ``backgroundWakeThreshold`` waiters is handed to a background thread:
-    /// the dispatcher then answers at once, and its thread (a server worker, which also owns part of the
-    /// waiters' connections) goes back to sending answers instead of running thousands of handlers and
-    /// releasing them first. Each waiter still runs exactly once, and reads the history at that time.
+    /// A change that wakes more than ``inlineWakeLimit`` waiters is offered to the configuration's
+    /// ``StoreConfiguration/scheduler``: the dispatcher then answers at once, and its thread (a server worker,
+    /// which also owns part of the waiters' connections) goes back to sending answers instead of running
+    /// thousands of handlers first. When the scheduler declines, this thread runs them. Each waiter still runs
+    /// exactly once, and reads the history at that time.
     func wake(_ woken: [(ChangeWaiters.Handler, ViewSet)], at version: UInt64) {
-        guard woken.count > Self.backgroundWakeThreshold else {
-            Self.run(woken, at: version)
+        if woken.count > Self.inlineWakeLimit, configuration.scheduler.offer({ Self.run(woken, at: version) }) {
             return
         }
-        DispatchQueue.global().async { Self.run(woken, at: version) }
+        Self.run(woken, at: version)
     }
 
-    /// The largest fan-out woken on the dispatcher's own thread: beyond it, starting a background job costs
-    /// less than the handlers themselves.
-    static var backgroundWakeThreshold: Int { 64 }
+    /// The largest fan-out always woken on the dispatcher's own thread: beyond it, handing the job to the
+    /// scheduler costs less than the handlers themselves.
+    static var inlineWakeLimit: Int { 64 }
 
     private static func run(_ woken: [(ChangeWaiters.Handler, ViewSet)], at version: UInt64) {
         for (waiter, changed) in woken { waiter(.changed(version: version, views: changed)) }

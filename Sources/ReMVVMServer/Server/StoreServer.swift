@@ -20,6 +20,9 @@ public final class StoreServer: Sendable {
     /// Whether the stored sessions were restored (once, at the first start).
     let restored = Atomic<Bool>(false)
     private let housekeeper = Mutex<Housekeeper?>(nil)
+    /// The threads that run what the stores and the topic hub hand off: large long-poll fan-outs and topic
+    /// delivery passes. Started and stopped with the server.
+    let pool: FanOutPool
     let logger: Logger
 
     /// Prepares a server for the app `definition`, with sessions in memory only; nothing
@@ -29,23 +32,36 @@ public final class StoreServer: Sendable {
         configuration: ServerConfiguration = ServerConfiguration(),
         logger: Logger = Logger(label: "remvvm.server")
     ) {
+        let pool = FanOutPool(threads: configuration.threads)
+        let definition = Self.scheduling(definition, on: pool)
         self.init(
             actions: definition.actions, makeStore: { _, _ in AnyProjectedStore(definition.makeStore()) },
             durability: nil,
-            configuration: configuration, logger: logger)
+            configuration: configuration, logger: logger, pool: pool)
+    }
+
+    /// `definition` with its stores' fan-outs and its hub's delivery passes run by `pool`.
+    static func scheduling<State>(_ definition: StoreDefinition<State>, on pool: FanOutPool) -> StoreDefinition<State> {
+        var definition = definition
+        definition.configuration.scheduler = pool
+        definition.topics.schedulePasses(on: pool)
+        return definition
     }
 
     /// A server whose stores are made per session identity, kept durably when `durability` is set; its long-poll
-    /// timeouts and housekeeping go by `clock`.
+    /// timeouts and housekeeping go by `clock`. The stores `makeStore` makes hand their fan-outs to `pool` when
+    /// their definition went through ``scheduling(_:on:)``; the server starts and stops the pool.
     init(
         actions: ActionRegistry,
         makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
         durability: (any SessionPersistence)?,
         configuration: ServerConfiguration,
         logger: Logger,
-        clock: any ServerClock = SystemServerClock()
+        clock: any ServerClock = SystemServerClock(),
+        pool: FanOutPool? = nil
     ) {
         self.logger = logger
+        self.pool = pool ?? FanOutPool(threads: configuration.threads)
         let transportBox = TransportBox()
         api = API(
             configuration: configuration,
@@ -90,16 +106,22 @@ public final class StoreServer: Sendable {
     /// the service runs (``run()`` then only waits and stops). A server serves once: after ``stop()`` it
     /// cannot start again.
     public func start() throws(StoreServerError) {
+        guard pool.start() else {
+            logger.error("could not start the fan-out threads (large long-poll wake-ups, topic deliveries)")
+            throw StoreServerError.cannotStart.with("cannot start the fan-out threads")
+        }
         restoreSessions()
         do {
             try transport.start()
         } catch {
+            pool.stop()
             throw StoreServerError(error)
         }
         let keeper = Housekeeper(api: api)
         guard keeper.start() else {
             logger.error("could not start the housekeeping thread (long-poll timeouts, heartbeats, expiry)")
             transport.stop()
+            pool.stop()
             throw StoreServerError.cannotStart.with("cannot start the housekeeping thread")
         }
         housekeeper.withLock { $0 = keeper }
@@ -110,7 +132,8 @@ public final class StoreServer: Sendable {
 
     /// Stops: takes no session and no connection any more, serves the open connections for at most
     /// ``ServerConfiguration/drainPeriod`` (each answer closing its connection), answers parked long-polls with
-    /// their current cursor, ends event streams, then closes every connection. Idempotent.
+    /// their current cursor, ends event streams, runs the fan-outs still queued and stops their threads, then
+    /// closes every connection. Idempotent.
     public func stop() {
         let keeper = housekeeper.withLock { keeper in
             defer { keeper = nil }
@@ -125,6 +148,8 @@ public final class StoreServer: Sendable {
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")
         waitForDurableAnswers()
+        // The fan-outs queued so far still reach their connections; later ones run on their callers' threads.
+        pool.stop()
         transport.stop()
         closeDurableSessions()
         logger.info("server stopped")
