@@ -106,16 +106,17 @@ public final class StoreServer: Sendable {
     /// the service runs (``run()`` then only waits and stops). A server serves once: after ``stop()`` it
     /// cannot start again.
     public func start() throws(StoreServerError) {
-        guard pool.start() else {
-            logger.error("could not start the fan-out threads (large long-poll wake-ups, topic deliveries)")
-            throw StoreServerError.cannotStart.with("cannot start the fan-out threads")
-        }
         restoreSessions()
         do {
             try transport.start()
         } catch {
-            pool.stop()
             throw StoreServerError(error)
+        }
+        // Until it runs, a fan-out is declined and runs on the thread that caused it.
+        guard pool.start() else {
+            logger.error("could not start the fan-out threads (large long-poll wake-ups, topic deliveries)")
+            transport.stop()
+            throw StoreServerError.cannotStart.with("cannot start the fan-out threads")
         }
         let keeper = Housekeeper(api: api)
         guard keeper.start() else {
