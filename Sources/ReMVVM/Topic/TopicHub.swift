@@ -185,8 +185,8 @@ public final class TopicHub: Sendable {
     }
 
     /// Runs the delivery passes that do not fit on the publishing thread on `scheduler` from now on: a server
-    /// sets the one whose workers it owns when it starts. Until then, and with ``InlineScheduler``, they run on
-    /// the thread that caused them.
+    /// sets the one whose workers it owns when it is made. Until then, and with ``InlineScheduler``, they run on
+    /// the thread that caused them, as they do whenever the scheduler declines.
     @_spi(ReMVVMServer) public func schedulePasses(on scheduler: any WorkScheduler) {
         self.scheduler.withLock { $0 = scheduler }
     }
