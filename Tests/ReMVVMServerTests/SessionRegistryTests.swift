@@ -19,7 +19,7 @@ struct SessionRegistryTests {
     /// Whether the session's store was closed (ended sessions close theirs).
     private static func isClosed(_ session: Session) -> Bool {
         do {
-            _ = try session.store.dispatch([], views: .none, expectedVersion: nil)
+            _ = try session.store.dispatch([], views: .none, expectedVersion: nil, metadata: CommitMetadata())
             return false
         } catch {
             return error.isClosed

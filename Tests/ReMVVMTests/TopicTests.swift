@@ -88,8 +88,7 @@ enum RoomApp {
     }
 }
 
-/// Waits, with a deadline, until `condition` holds of the store's state (deliveries beyond one pass, and
-/// fan-outs over 64 sessions, finish on background threads).
+/// Waits, with a deadline, until `condition` holds of the store's state (deliveries from other threads).
 func eventually(
     _ store: Store<RoomState>, timeout: Duration = .seconds(10), _ condition: (RoomState) -> Bool
 ) async -> Bool {
@@ -308,13 +307,56 @@ struct TopicTests {
         try store.dispatch(EnterRoom(room: "r"))
         #expect(await eventually(store) { $0.heard.count == 100 })
         #expect(store.state.heard == (1...100).map(String.init))
-        // One commit per pass of at most 10 messages, the first on the joining thread, the others deferred:
-        // a dispatch never waits behind more than one pass.
+        // One commit per pass of at most 10 messages; with the default scheduler all of them on the joining
+        // thread, one after another.
         #expect(store.version == 1 + 10)
         let statistics = app.topics.statistics
         #expect(statistics.passes == 10)
         #expect(statistics.deferredPasses == 9)
         #expect(statistics.delivered == 100)
+    }
+
+    @Test func passesAfterTheFirstAreOfferedToTheHubsSchedulerOneAtATime() throws {
+        var configuration = TopicConfiguration()
+        configuration.retainedMessages = 100
+        configuration.maxDeliveriesPerPass = 10
+        let hub = TopicHub(configuration: configuration)
+        let scheduler = QueueScheduler()
+        hub.schedulePasses(on: scheduler)
+        let app = RoomApp.definition(hub: hub)
+        for index in 1...100 { try app.topics.publish(Heard(text: "\(index)"), to: "r") }
+        let store = app.makeStore()
+        try store.dispatch(EnterRoom(room: "r"))
+        // The joining dispatch ran one pass; the next one waits in the scheduler, which holds one job per inbox.
+        #expect(store.state.heard == (1...10).map(String.init))
+        #expect(scheduler.count == 1)
+        #expect(scheduler.runAll() == 9)
+        #expect(store.state.heard == (1...100).map(String.init))
+        #expect(store.version == 1 + 10)
+        #expect(app.topics.statistics.deferredPasses == 9)
+    }
+
+    @Test func aFanOutBeyond64SubscribersIsOfferedInChunksOf64() throws {
+        let hub = TopicHub()
+        let scheduler = QueueScheduler()
+        hub.schedulePasses(on: scheduler)
+        let app = RoomApp.definition(hub: hub)
+        let members = (0..<130).map { _ in app.makeStore() }
+        for member in members { try member.dispatch(EnterRoom(room: "big")) }
+        try app.topics.publish(Heard(text: "to all"), to: "big")
+        // Nothing delivered on the publishing thread: 64 + 64 + 2 inboxes, one job each.
+        #expect(members.allSatisfy { $0.state.heard.isEmpty })
+        #expect(scheduler.count == 3)
+        #expect(scheduler.runAll() == 3)
+        #expect(members.allSatisfy { $0.state.heard == ["to all"] })
+    }
+
+    @Test func withTheDefaultSchedulerALargeFanOutIsDeliveredBeforeThePublishReturns() throws {
+        let app = RoomApp.definition()
+        let members = (0..<130).map { _ in app.makeStore() }
+        for member in members { try member.dispatch(EnterRoom(room: "big")) }
+        try app.topics.publish(Heard(text: "to all"), to: "big")
+        #expect(members.allSatisfy { $0.state.heard == ["to all"] })
     }
 
     @Test func aStoreWithoutSubscriptionsFollowsNoTopicAndAClosedStoreLeavesItsTopics() throws {

@@ -69,7 +69,7 @@ extension Store {
             return Array(woken.values)
         }
         // Outside the lock: another store's pass may change its own subscriptions.
-        TopicHub.runPasses(woken)
+        topics.runPasses(woken)
     }
 
     /// The valid topics among `declared`, at most ``StoreConfiguration/maxSubscriptions``; the others reported.

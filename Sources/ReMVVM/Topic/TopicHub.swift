@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -56,6 +55,8 @@ public final class TopicHub: Sendable {
     }
     /// What decodes a shared log's messages.
     private let actions = Mutex<ActionRegistry?>(nil)
+    /// What runs the delivery passes that fan out beyond the publishing thread (``schedulePasses(on:)``).
+    private let scheduler = Mutex<any WorkScheduler>(InlineScheduler())
     let counters = TopicStatistics.Counters()
     /// Time since the hub was made, on its clock: how old a topic's last message is.
     private let elapsed: @Sendable () -> Duration
@@ -79,10 +80,10 @@ public final class TopicHub: Sendable {
     /// Publishes `action` to `topic`: it is appended to the topic's order and dispatched into every
     /// subscribed store (whose middleware may still block or change it).
     ///
-    /// Delivery to up to 64 subscribers runs on the caller's thread before this returns; a larger fan-out
-    /// runs on background threads. With durable sessions (``attach(outbox:)``) the message is stored by the
-    /// durable writer first, and delivered on its thread, before this returns. Do not call it from a reducer
-    /// or an observer (inside a store's lock).
+    /// Delivery to up to 64 subscribers runs on the caller's thread before this returns; a larger fan-out is
+    /// offered, in chunks, to the hub's scheduler (``schedulePasses(on:)``). With durable sessions
+    /// (``attach(outbox:)``) the message is stored by the durable writer first, and delivered on its thread,
+    /// before this returns. Do not call it from a reducer or an observer (inside a store's lock).
     ///
     /// - Returns: The message's position in the topic.
     /// - Throws: ``TopicError`` for an invalid topic name, an action larger than
@@ -117,7 +118,7 @@ public final class TopicHub: Sendable {
             woken += inboxes
         }
         counters.published.add(topics.count, ordering: .relaxed)
-        Self.runPasses(woken)
+        runPasses(woken)
         return sequences
     }
 
@@ -195,7 +196,7 @@ public final class TopicHub: Sendable {
             for inbox in inboxes { woken[ObjectIdentifier(inbox)] = inbox }
         }
         counters.published.add(messages.count, ordering: .relaxed)
-        Self.runPasses(Array(woken.values))
+        runPasses(Array(woken.values))
     }
 
     /// The retained messages of `topic`, oldest first.
@@ -280,17 +281,26 @@ public final class TopicHub: Sendable {
         TopicInbox(maxPerPass: configuration.maxDeliveriesPerPass, statistics: counters)
     }
 
-    /// Runs one pass of each inbox: on this thread for up to 64, else in chunks on background threads.
-    static func runPasses(_ inboxes: [TopicInbox]) {
+    /// Runs the delivery passes that do not fit on the publishing thread on `scheduler` from now on: a server
+    /// sets the one whose workers it owns when it is made. Until then, and with ``InlineScheduler``, they run on
+    /// the thread that caused them, as they do whenever the scheduler declines.
+    @_spi(ReMVVMServer) public func schedulePasses(on scheduler: any WorkScheduler) {
+        self.scheduler.withLock { $0 = scheduler }
+    }
+
+    /// Runs the passes of each inbox: on this thread for up to 64 inboxes, else in chunks of 64 offered to the
+    /// scheduler (run here when it declines); an inbox's passes after its first go to the scheduler too.
+    func runPasses(_ inboxes: [TopicInbox]) {
+        guard !inboxes.isEmpty else { return }
+        let scheduler = self.scheduler.withLock { $0 }
         guard inboxes.count > 64 else {
-            for inbox in inboxes { inbox.runPass() }
+            for inbox in inboxes { inbox.drain(on: scheduler) }
             return
         }
-        let chunks = stride(from: 0, to: inboxes.count, by: 64).map { Array(inboxes[$0..<min($0 + 64, inboxes.count)]) }
-        for chunk in chunks {
-            DispatchQueue.global().async {
-                for inbox in chunk { inbox.runPass() }
-            }
+        for start in stride(from: 0, to: inboxes.count, by: 64) {
+            let chunk = Array(inboxes[start..<min(start + 64, inboxes.count)])
+            let job: @Sendable () -> Void = { for inbox in chunk { inbox.drain(on: scheduler) } }
+            if !scheduler.offer(job) { job() }
         }
     }
 
@@ -428,7 +438,7 @@ public final class TopicHub: Sendable {
             }
         }
         counters.wakeUps.add(1, ordering: .relaxed)
-        Self.runPasses(inboxes)
+        runPasses(inboxes)
     }
 
     /// Reads the shared log's messages of `topic` after the last one this node has, under the topic's lock,

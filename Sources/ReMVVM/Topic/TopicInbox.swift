@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// One store's queue of topic messages not yet delivered, and the lock that orders its subscription
@@ -6,8 +5,9 @@ import Synchronization
 ///
 /// The hub appends to it under the topic's lock, so each topic's messages arrive in sequence order.
 /// One pass at a time takes at most ``TopicConfiguration/maxDeliveriesPerPass`` messages and delivers
-/// them as one commit; when more wait, the next pass runs on a background thread, so a busy topic never
-/// holds a session's lock (or a publisher's thread) for longer than one bounded pass.
+/// them as one commit; when more wait, the next pass is offered to the hub's ``WorkScheduler``, so with a
+/// server's scheduler a busy topic never holds a session's lock (or a publisher's thread) for longer than one
+/// bounded pass.
 final class TopicInbox: Sendable {
     struct Contents {
         var queue: [TopicMessage] = []
@@ -46,7 +46,7 @@ final class TopicInbox: Sendable {
         self.receiver.withLock { $0 = box }
     }
 
-    /// Appends messages; true when the caller must start a pass (``runPass()``), after releasing its locks.
+    /// Appends messages; true when the caller must start passes (``drain(on:)``), after releasing its locks.
     func enqueue(_ messages: some Sequence<TopicMessage>) -> Bool {
         contents.withLock { contents in
             contents.queue.append(contentsOf: messages)
@@ -64,16 +64,25 @@ final class TopicInbox: Sendable {
     /// How many messages wait.
     var count: Int { contents.withLock { $0.queue.count } }
 
-    /// Delivers up to ``TopicConfiguration/maxDeliveriesPerPass`` messages, then schedules the next pass on a
-    /// background thread when more wait.
-    func runPass() {
+    /// Runs passes until none is left or `scheduler` takes the next one: with a server's scheduler this thread
+    /// runs one bounded pass, with ``InlineScheduler`` all of them, one after another (not nested).
+    func drain(on scheduler: any WorkScheduler) {
+        while runPass() {
+            statistics.deferredPasses.add(1, ordering: .relaxed)
+            if scheduler.offer({ self.drain(on: scheduler) }) { return }
+        }
+    }
+
+    /// Delivers up to ``TopicConfiguration/maxDeliveriesPerPass`` messages; returns whether more wait, and the
+    /// caller then runs the next pass (``drain(on:)``).
+    func runPass() -> Bool {
         let batch = contents.withLock { contents -> [TopicMessage] in
             let taken = Array(contents.queue.prefix(maxPerPass))
             contents.queue.removeFirst(taken.count)
             if taken.isEmpty { contents.draining = false }
             return taken
         }
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty else { return false }
         statistics.passes.add(1, ordering: .relaxed)
         statistics.delivered.add(batch.count, ordering: .relaxed)
         receiver.withLock { $0 }?.deliver(batch)
@@ -81,8 +90,6 @@ final class TopicInbox: Sendable {
             if contents.queue.isEmpty { contents.draining = false }
             return contents.draining
         }
-        guard more else { return }
-        statistics.deferredPasses.add(1, ordering: .relaxed)
-        DispatchQueue.global().async { self.runPass() }
+        return more
     }
 }

@@ -8,7 +8,8 @@ public struct TopicStatistics: Sendable, Equatable {
     public var delivered: Int
     /// Delivery passes: each is one commit of at most ``TopicConfiguration/maxDeliveriesPerPass`` messages.
     public var passes: Int
-    /// Passes that ran on a background thread because a session's inbox held more than one pass.
+    /// Passes after the first of a session's inbox that held more than one: offered to the hub's
+    /// ``WorkScheduler`` (and run by the caller when it declined).
     public var deferredPasses: Int
     /// Gaps reported to sessions that were away longer than a topic's retained history.
     public var gaps: Int

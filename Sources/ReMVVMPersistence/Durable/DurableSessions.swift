@@ -209,9 +209,9 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         let id = session.id
         // Weakly: the writer keeps `tracked`, whose snapshot closure keeps the store, so a strong
         // reference here would make a cycle that outlives shutdown (LeakSanitizer reports it).
-        // The listener runs inside the dispatch, on its thread: the dispatch's key is still bound.
+        // The record carries the dispatch's idempotency key (its metadata), logged in the same transaction.
         store.onCommit { [weak writer] record in
-            writer?.enqueue(.commit(session: id, record: record, idempotency: IdempotentDispatch.current))
+            writer?.enqueue(.commit(session: id, record: record))
         }
     }
 

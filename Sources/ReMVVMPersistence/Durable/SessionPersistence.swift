@@ -58,7 +58,7 @@ package protocol SessionPersistence: Sendable {
     /// Blocking: call it off the HTTP workers.
     func pruneTopicCounters(limit: Int) throws(StorageError) -> Int
 
-    /// Queues the answer of a dispatch made under ``IdempotentDispatch/current`` with `key`, so
+    /// Queues the answer of a dispatch whose commit carried `key` (``CommitMetadata/idempotency``), so
     /// that a retry after a restart gets it byte for byte; wait with ``whenDurable(_:)``.
     func recordAnswer(session id: String, key: String, answer: [UInt8])
 

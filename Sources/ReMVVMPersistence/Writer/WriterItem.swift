@@ -5,8 +5,8 @@ import Foundation
 enum WriterItem: Sendable {
     /// Starts tracking a session; `create` also stores its identity.
     case register(WriterSession, create: SessionRecord?)
-    /// A commit of a tracked session, to append to its log.
-    case commit(session: String, record: CommitRecord, idempotency: IdempotentDispatch.Note?)
+    /// A commit of a tracked session, to append to its log with its idempotency key (``CommitRecord/metadata``).
+    case commit(session: String, record: CommitRecord)
     /// The answer of a dispatch whose commit was queued with `key`.
     case answer(session: String, key: String, answer: Data)
     /// Moves a tracked session's stored expiry to `expires` (if later): it was used.

@@ -103,9 +103,9 @@ struct WriterLedger {
                     plan.changes.append(.create(create))
                     plan.touched.insert(create.id)
                 }
-            case .commit(let id, let record, let idempotency):
+            case .commit(let id, let record):
                 append(record, of: id, to: &plan)
-                if let idempotency, sessions[id] != nil {
+                if let idempotency = record.metadata.idempotency, sessions[id] != nil {
                     let key = StoredIdempotencyKey(
                         key: idempotency.key, digest: idempotency.digest, version: record.version)
                     plan.changes.append(.remember(session: id, key))

@@ -19,7 +19,7 @@ extension API {
             return
         }
         let key = request.headers["idempotency-key"]
-        var note: IdempotentDispatch.Note?
+        var note: CommitMetadata.Idempotency?
         if let key {
             guard IdempotencyCache.isValidKey(key) else {
                 exchange.send(
@@ -30,7 +30,7 @@ extension API {
             }
             let digest = IdempotencyCache.digest(request.body)
             switch session.idempotency.withLock({ $0.begin(key: key, digest: digest) }) {
-            case .proceed: note = IdempotentDispatch.Note(key: key, digest: digest)
+            case .proceed: note = CommitMetadata.Idempotency(key: key, digest: digest)
             case .replay(let kept):
                 let response = replayed(kept, session: session, request: request)
                 // A first answer that failed to be stored is stored by the writer's repair: the replay waits for it.
@@ -53,11 +53,11 @@ extension API {
             }
         }
         guard let durability, let note else {
-            respond(dispatchResponse(session, request), session: session, note: note, exchange)
+            respond(dispatchResponse(session, request, note: note), session: session, note: note, exchange)
             return
         }
-        // The commit is logged with its key in one transaction, and the answer right after it.
-        let response = IdempotentDispatch.$current.withValue(note) { dispatchResponse(session, request) }
+        // The commit carries its key (its metadata) into the log, in one transaction, and the answer right after it.
+        let response = dispatchResponse(session, request, note: note)
         if response.status == 200, case .bytes(let body) = response.body {
             durability.recordAnswer(
                 session: session.id, key: note.key,
@@ -68,7 +68,7 @@ extension API {
 
     /// Sends a dispatch's answer, once durable when it changed something.
     private func respond(
-        _ response: HTTPResponse, session: Session, note: IdempotentDispatch.Note?, _ exchange: Exchange
+        _ response: HTTPResponse, session: Session, note: CommitMetadata.Idempotency?, _ exchange: Exchange
     ) {
         guard durability != nil, Self.isApplied(response) else {
             finishDispatch(response, note: note, session: session, exchange)
@@ -91,7 +91,7 @@ extension API {
     /// (`applied`), and the writer's repair stores it with its key: the key keeps that answer, so a
     /// retry gets it once it is durable instead of applying the actions a second time.
     private func finishDispatch(
-        _ response: HTTPResponse, applied: HTTPResponse? = nil, note: IdempotentDispatch.Note?, session: Session,
+        _ response: HTTPResponse, applied: HTTPResponse? = nil, note: CommitMetadata.Idempotency?, session: Session,
         _ exchange: Exchange
     ) {
         if let note {
@@ -154,7 +154,11 @@ extension API {
         response.status == 200 || response.status == Problem.viewTooLargeStatus
     }
 
-    private func dispatchResponse(_ session: Session, _ request: HTTPRequest) -> HTTPResponse {
+    /// Dispatches the request's actions with `note` (the request's idempotency key) in the commit's metadata, and
+    /// builds the answer.
+    private func dispatchResponse(
+        _ session: Session, _ request: HTTPRequest, note: CommitMetadata.Idempotency?
+    ) -> HTTPResponse {
         // Refused before reducing while the storage is known to be failing: the state in memory does not run
         // further ahead of the log than the batch whose write failed (an atomic load).
         if let durability, durability.isFailing { return Problem.storageDown.response }
@@ -169,7 +173,8 @@ extension API {
             }
             let outcome: DispatchOutcome
             do {
-                outcome = try session.store.dispatch(decoded, views: views, expectedVersion: expected)
+                outcome = try session.store.dispatch(
+                    decoded, views: views, expectedVersion: expected, metadata: CommitMetadata(idempotency: note))
             } catch {
                 // Closed because another node took the session over: the retry goes there.
                 if error.isClosed { return (session.hasMoved ? Problem.sessionMoved : .sessionNotFound).response }

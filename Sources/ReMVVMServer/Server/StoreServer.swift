@@ -21,6 +21,9 @@ public final class StoreServer: Sendable {
     /// Whether the stored sessions were restored (once, at the first start).
     let restored = Atomic<Bool>(false)
     private let housekeeper = Mutex<Housekeeper?>(nil)
+    /// The threads that run what the stores and the topic hub hand off: large long-poll fan-outs and topic
+    /// delivery passes. Started and stopped with the server.
+    let pool: FanOutPool
     let logger: Logger
     /// Deletes expired sessions from durable storage while ``run()`` serves; nil without durability.
     let tidy: SessionTidy?
@@ -32,14 +35,26 @@ public final class StoreServer: Sendable {
         configuration: ServerConfiguration = ServerConfiguration(),
         logger: Logger = Logger(label: "remvvm.server")
     ) {
+        let pool = FanOutPool(threads: configuration.threads)
+        let definition = Self.scheduling(definition, on: pool)
         self.init(
             actions: definition.actions, makeStore: { _, _ in AnyProjectedStore(definition.makeStore()) },
             durability: nil,
-            configuration: configuration, logger: logger, topics: definition.topics)
+            configuration: configuration, logger: logger, topics: definition.topics, pool: pool)
+    }
+
+    /// `definition` with its stores' fan-outs and its hub's delivery passes run by `pool`.
+    static func scheduling<State>(_ definition: StoreDefinition<State>, on pool: FanOutPool) -> StoreDefinition<State> {
+        var definition = definition
+        definition.configuration.scheduler = pool
+        definition.topics.schedulePasses(on: pool)
+        return definition
     }
 
     /// A server whose stores are made per session identity, kept durably when `durability` is set; its long-poll
-    /// timeouts and housekeeping go by `clock`; `topics`, the app's hub, is counted in the metrics.
+    /// timeouts and housekeeping go by `clock`; `topics`, the app's hub, is counted in the metrics and tidied. The
+    /// stores `makeStore` makes hand their fan-outs to `pool` when their definition went through
+    /// ``scheduling(_:on:)``; the server starts and stops the pool.
     init(
         actions: ActionRegistry,
         makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
@@ -47,9 +62,11 @@ public final class StoreServer: Sendable {
         configuration: ServerConfiguration,
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),
-        topics: TopicHub? = nil
+        topics: TopicHub? = nil,
+        pool: FanOutPool? = nil
     ) {
         self.logger = logger
+        self.pool = pool ?? FanOutPool(threads: configuration.threads)
         let transportBox = TransportBox()
         api = API(
             configuration: configuration,
@@ -122,10 +139,17 @@ public final class StoreServer: Sendable {
         } catch {
             throw StoreServerError(error)
         }
+        // Until it runs, a fan-out is declined and runs on the thread that caused it.
+        guard pool.start() else {
+            logger.error("could not start the fan-out threads (large long-poll wake-ups, topic deliveries)")
+            transport.stop()
+            throw StoreServerError.cannotStart.with("cannot start the fan-out threads")
+        }
         let keeper = Housekeeper(api: api)
         guard keeper.start() else {
             logger.error("could not start the housekeeping thread (long-poll timeouts, heartbeats, expiry)")
             transport.stop()
+            pool.stop()
             throw StoreServerError.cannotStart.with("cannot start the housekeeping thread")
         }
         housekeeper.withLock { $0 = keeper }
@@ -136,7 +160,8 @@ public final class StoreServer: Sendable {
 
     /// Stops: takes no session and no connection any more, serves the open connections for at most
     /// ``ServerConfiguration/drainPeriod`` (each answer closing its connection), answers parked long-polls with
-    /// their current cursor, ends event streams, then closes every connection. Idempotent.
+    /// their current cursor, ends event streams, runs the fan-outs still queued and stops their threads, then
+    /// closes every connection. Idempotent.
     public func stop() {
         let keeper = housekeeper.withLock { keeper in
             defer { keeper = nil }
@@ -151,6 +176,8 @@ public final class StoreServer: Sendable {
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")
         waitForDurableAnswers()
+        // The fan-outs queued so far still reach their connections; later ones run on their callers' threads.
+        pool.stop()
         transport.stop()
         closeDurableSessions()
         logger.info("server stopped")
