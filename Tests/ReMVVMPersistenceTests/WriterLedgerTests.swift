@@ -171,7 +171,8 @@ import Testing
         let note = CommitMetadata.Idempotency(key: "k", digest: [1, 2])
         let message = TopicPublication(topic: "room", action: Bump(), encoded: Data("{}".utf8))
         let record = CommitRecord(
-            version: 1, actions: [Bump()], publications: [message, message], metadata: CommitMetadata(idempotency: note))
+            version: 1, actions: [Bump()], publications: [message, message], metadata: CommitMetadata(idempotency: note)
+        )
         let failed = ledger.plan([.commit(session: "s", record: record)])
         #expect(kinds(failed) == ["append [1]", "remember k at 1", "publish to room", "publish to room"])
         #expect(failed.publications.count == 2)
