@@ -66,9 +66,12 @@ final class API: HTTPHandler {
         self.sessions = sessions
         files = StaticFiles(root: configuration.publicDirectory)
         if let durability, durability.isShared {
+            let limits = SessionLoader.Limits(
+                lanes: configuration.sessionLoaders, pending: configuration.maxPendingLoads,
+                unknownTTL: configuration.unknownSessionCacheTTL)
             loader = SessionLoader(
                 durability: durability, sessions: sessions, idempotencyLimit: configuration.idempotencyKeysPerSession,
-                logger: logger)
+                limits: limits, logger: logger)
         } else {
             loader = nil
         }
@@ -137,6 +140,7 @@ final class API: HTTPHandler {
                     then(self, session, exchange)
                 case .unknown: exchange.send(.sessionNotFound)
                 case .unavailable(let error): exchange.send(Problem.storageUnavailable(error))
+                case .busy: exchange.send(Problem.loadingBusy)
                 }
             }
             return nil
