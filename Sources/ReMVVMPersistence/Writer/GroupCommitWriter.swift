@@ -231,12 +231,12 @@ final class GroupCommitWriter: Sendable {
                 "cannot write to durable storage; the dispatches waiting for it are answered with an error",
                 metadata: ["error": "\(failure)", "storage.changes": "\(plan.changes.count)"])
         }
-        if !lost.isEmpty {
+        if lost.count > (outcome.setAside?.count ?? 0) {
             logger.warning(
                 "another node took sessions over; this node's copies are dropped",
                 metadata: ["sessions.lost": "\(lost.count)", "session.ids": "\(lost.prefix(8).joined(separator: ","))"])
-            onLost.withLock { $0 }?(lost)
         }
+        if !lost.isEmpty { onLost.withLock { $0 }?(lost) }
         queue.withLock { queue in
             queue.unhealthy = !healthy
             queue.lost = lostNow
