@@ -20,17 +20,19 @@ struct Node: Sendable {
 
     static let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
 
-    /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes.
+    /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes. `storage` wraps
+    /// the node's PostgreSQL storage (to slow it down or count its calls).
     static func start(
         _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
-        services: Services = Services()
+        services: Services = Services(), threads: Int = 2,
+        storage wrap: (PostgresSessionStorage) -> any SessionStorage = { $0 }
     ) throws -> Node {
-        let storage = try PostgresSessionStorage(
-            url: database.url, node: name, listensForTakeovers: listens, logger: quiet)
+        let storage = wrap(
+            try PostgresSessionStorage(url: database.url, node: name, listensForTakeovers: listens, logger: quiet))
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        configuration.threads = 2
+        configuration.threads = threads
         var durability = DurabilityConfiguration()
         durability.snapshotEvery = snapshotEvery
         let definition = ExampleApp.definition(services: services)
