@@ -154,6 +154,32 @@ final class LoadingTests {
         try await owner.stop()
     }
 
+    /// Beyond the cap of pending loads, a request for one more session is turned away at once: 503 `loading-busy`
+    /// with `Retry-After`; the loads under way finish.
+    @Test func loadsBeyondTheCapAre503WithRetryAfter() async throws {
+        let slow = Mutex<SlowStorage?>(nil)
+        let node = try Node.start("capped", on: database, maxPendingLoads: 2) { inner in
+            let storage = SlowStorage(inner)
+            slow.withLock { $0 = storage }
+            return storage
+        }
+        let storage = try #require(slow.withLock { $0 })
+        storage.delay(.seconds(1))
+        let unknown = (0..<2).map { _ in ClusterSession(id: Self.randomKey(), token: Self.randomKey(), epoch: "") }
+        async let first = onOwnThread { try node.client().read(unknown[0]).status }
+        async let second = onOwnThread { try node.client().read(unknown[1]).status }
+        #expect(try await eventually { node.server.api.loader?.waiting == 2 })
+        let third = ClusterSession(id: Self.randomKey(), token: Self.randomKey(), epoch: "")
+        let refused = try await onOwnThread { try node.client().read(third) }
+        #expect(refused.status == 503)
+        #expect(refused.problemType?.hasSuffix("loading-busy") == true)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(try await first == 404)
+        #expect(try await second == 404)
+        storage.delay(.zero)
+        try await node.stop()
+    }
+
     /// One flooding thread: keeps a read of a random id and token in flight on each of `connections` connections
     /// (as many clients that do not wait for each other would) until `stop`; the statuses seen.
     static func flood(_ node: Node, connections: Int, until stop: Flag) -> [Int: Int] {

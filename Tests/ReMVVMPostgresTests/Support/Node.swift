@@ -24,7 +24,7 @@ struct Node: Sendable {
     /// the node's PostgreSQL storage (to slow it down or count its calls).
     static func start(
         _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
-        services: Services = Services(), threads: Int = 2,
+        services: Services = Services(), threads: Int = 2, maxPendingLoads: Int = 256,
         storage wrap: (PostgresSessionStorage) -> any SessionStorage = { $0 }
     ) throws -> Node {
         let storage = wrap(
@@ -33,6 +33,7 @@ struct Node: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threads = threads
+        configuration.maxPendingLoads = maxPendingLoads
         var durability = DurabilityConfiguration()
         durability.snapshotEvery = snapshotEvery
         let definition = ExampleApp.definition(services: services)
