@@ -125,7 +125,8 @@ public final class PostgresSessionStorage: SessionStorage {
         _ body: (borrowing Mutex<Slot>) throws(StorageError) -> Result
     ) throws(StorageError) -> Result {
         for candidate in loading {
-            // A free slot is taken with a try-lock: nobody waits behind a busy one while another is free.
+            // A free slot is found with a try-lock, so that nobody waits behind a busy one while another is free
+            // (another takeover may take it in between: then this one waits for that call).
             let free = candidate.slot.withLockIfAvailable { slot in !slot.closed }
             if free == true { return try body(candidate.slot) }
         }
