@@ -16,8 +16,14 @@ extension PostgresSessionStorage {
     /// (delivered at COMMIT), and reads the session; nil when it is not stored, or when `tokenHash`
     /// is given and is not its token's (then nothing moves, and nothing is read).
     ///
-    /// One round trip: the four statements go in one pipeline with one Sync, so they are one implicit transaction
+    /// One round trip: the statements go in one pipeline with one Sync, so they are one implicit transaction
     /// (as BEGIN ... COMMIT was), and the reads see the row the first statement locked and moved.
+    ///
+    /// The commit does not wait for its WAL flush (`synchronous_commit` off on the loading connections, which do
+    /// nothing else): a reconnect storm takes thousands of sessions over at once, and a flush each capped them at a
+    /// few hundred a second. Nothing this node acknowledges rests on the takeover alone: every acknowledgement waits
+    /// for a writer batch, whose synchronous commit flushes the WAL up to and past the takeover. Lost in a crash of
+    /// PostgreSQL, the takeover leaves the older fence, and this node's writes are refused (fenced), never wrong.
     static func takeOver(
         _ id: String, node: String, tokenHash: String? = nil, in connection: PostgresConnection
     ) throws(PostgresError) -> (StoredSession, Int64)? {
@@ -25,6 +31,7 @@ extension PostgresSessionStorage {
             "EXISTS (SELECT 1 FROM sessions WHERE id = $1::text AND ($2::text IS NULL OR token_hash = $2::text))"
         let token = tokenHash.map(PostgresValue.text) ?? .null
         let results = try connection.pipeline([
+            ("SET synchronous_commit = off", []),
             (
                 """
                 WITH taken AS (
@@ -56,7 +63,7 @@ extension PostgresSessionStorage {
                 """, [.text(id), token]
             ),
         ])
-        let (session, snapshots, log, keys) = (results[0], results[1], results[2], results[3])
+        let (session, snapshots, log, keys) = (results[1], results[2], results[3], results[4])
         guard session.count == 1 else { return nil }
         let record = try record(session, 0)
         let fence = try session.int64(0, 5)
