@@ -7,7 +7,8 @@
 # the dispatch lands. Reported: the time from the kill until 99% of the polls are answered (goal: 2 s), the
 # statuses polls and dispatches saw (only 200, and 503 with Retry-After, are expected), and the storage reads per
 # session (the takeovers, from the fences' sum: at most one each).
-# usage: bench/storm.sh   (REMVVM_SERVER as for the others; port base BENCH_PORT+20)
+# usage: bench/storm.sh   (REMVVM_SERVER as for the others; STORM_SESSIONS; STORM_LOG_LEVEL for the nodes, default
+# warning; port base BENCH_PORT+20; the nodes' and nginx's logs are copied to bench/bin/logs/storm-*)
 source "$(dirname "$0")/lib.sh"
 
 need_tools
