@@ -120,6 +120,24 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("snapshot-every"),
         help: "Commits between snapshots of a session's state; default 1000 (REMVVM_SNAPSHOT_EVERY).")
     var snapshotEvery: Int?
+    @Option(
+        name: .customLong("database-timeout"),
+        help: "Longest ms a PostgreSQL call may take; default 2000 (REMVVM_DATABASE_TIMEOUT).")
+    var databaseTimeout: Int?
+    @Option(
+        name: .customLong("session-loaders"),
+        help: "Sessions loaded from PostgreSQL at once; default 4 (REMVVM_SESSION_LOADERS).")
+    var sessionLoaders: Int?
+    @Option(
+        name: .customLong("max-pending-loads"),
+        help: "Sessions waiting to be loaded from PostgreSQL; 503 beyond; default 256 (REMVVM_MAX_PENDING_LOADS).")
+    var maxPendingLoads: Int?
+    @Option(
+        name: .customLong("unknown-session-cache"),
+        help:
+            "Ms an id and token PostgreSQL did not know are answered 404 at once; default 5000 (REMVVM_UNKNOWN_SESSION_CACHE)."
+    )
+    var unknownSessionCache: Int?
     @Flag(
         name: .customLong("drop-undecodable-sessions"),
         help: "Delete stored sessions that no longer decode, not keep them (REMVVM_DROP_UNDECODABLE_SESSIONS).")
@@ -310,6 +328,18 @@ struct ServeCommand: AsyncParsableCommand {
         if let delay = try maxResumeDelay ?? environment.number("REMVVM_MAX_RESUME_DELAY") as Int? {
             guard delay >= 0 else { throw ValidationError("--max-resume-delay must be 0 or more milliseconds") }
             configuration.transportTuning.maxResumeDelay = .milliseconds(delay)
+        }
+        configuration.sessionLoaders =
+            try sessionLoaders ?? environment.number("REMVVM_SESSION_LOADERS") ?? configuration.sessionLoaders
+        configuration.maxPendingLoads =
+            try maxPendingLoads ?? environment.number("REMVVM_MAX_PENDING_LOADS") ?? configuration.maxPendingLoads
+        if let cache = try unknownSessionCache ?? environment.number("REMVVM_UNKNOWN_SESSION_CACHE") as Int? {
+            guard cache >= 0 else { throw ValidationError("--unknown-session-cache must be 0 or more milliseconds") }
+            configuration.unknownSessionCacheTTL = .milliseconds(cache)
+        }
+        guard configuration.sessionLoaders >= 1 else { throw ValidationError("--session-loaders must be at least 1") }
+        guard configuration.maxPendingLoads >= 1 else {
+            throw ValidationError("--max-pending-loads must be at least 1")
         }
         guard configuration.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard configuration.maxBodySize >= 1 else { throw ValidationError("--max-body-size must be positive") }

@@ -193,10 +193,12 @@ final class GroupCommitWriter: Sendable {
     /// Writes one batch as one transaction and answers its barriers.
     ///
     /// A batch refused because another node took some of its sessions over is written again at once
-    /// without those sessions' changes: the other sessions' commits are not failed with them.
+    /// without those sessions' changes: the other sessions' commits are not failed with them. A batch refused for
+    /// its content twice in a row (``StorageError/isRejected``: its repair failed the same way) is set aside
+    /// (``WriterLedger/setAside(_:)``): its barriers fail, its sessions are dropped, and the writer is healthy again.
     private func write(_ items: [WriterItem]) {
         let storage = self.storage
-        let outcome = ledger.withLock { books -> (WriterLedger.Plan, StorageError?, Bool, [String], Set<String>) in
+        let outcome = ledger.withLock { books -> Outcome in
             books.pruneLost(now: books.clock())
             var plan = books.plan(items)
             var lost: [String] = []
@@ -209,14 +211,24 @@ final class GroupCommitWriter: Sendable {
                         continue
                     }
                 }
+                books.rejections = failure.isRejected ? books.rejections + 1 : 0
+                if books.rejections >= 2 {
+                    let setAside = books.setAside(&plan)
+                    return Outcome(
+                        plan: plan, failure: failure, healthy: !books.needsRepair, lost: lost + setAside,
+                        lostNow: books.lost, setAside: setAside)
+                }
                 books.failed(plan)
-                return (plan, failure, false, lost, books.lost)
+                return Outcome(plan: plan, failure: failure, healthy: false, lost: lost, lostNow: books.lost)
             }
+            books.rejections = 0
             books.published(plan)
-            return (plan, nil, !books.needsRepair, lost, books.lost)
+            return Outcome(plan: plan, failure: nil, healthy: !books.needsRepair, lost: lost, lostNow: books.lost)
         }
-        let (plan, failure, healthy, lost, lostNow) = outcome
-        failing.store(failure != nil, ordering: .relaxed)
+        let (plan, failure, healthy, lost, lostNow) = (
+            outcome.plan, outcome.failure, outcome.healthy, outcome.lost, outcome.lostNow
+        )
+        failing.store(failure != nil && outcome.setAside == nil, ordering: .relaxed)
         stats.withLock { stats in
             guard failure == nil else {
                 stats.failures += 1
@@ -226,17 +238,24 @@ final class GroupCommitWriter: Sendable {
             stats.commits += plan.commits
             stats.snapshots += plan.snapshots
         }
-        if let failure {
+        if let setAside = outcome.setAside, let failure {
+            logger.error(
+                "the storage refused a batch twice for its content; it is set aside and its sessions dropped",
+                metadata: [
+                    "error": "\(failure)", "sessions.set_aside": "\(setAside.count)",
+                    "session.ids": "\(setAside.prefix(8).joined(separator: ","))",
+                ])
+        } else if let failure {
             logger.error(
                 "cannot write to durable storage; the dispatches waiting for it are answered with an error",
                 metadata: ["error": "\(failure)", "storage.changes": "\(plan.changes.count)"])
         }
-        if !lost.isEmpty {
+        if lost.count > (outcome.setAside?.count ?? 0) {
             logger.warning(
                 "another node took sessions over; this node's copies are dropped",
                 metadata: ["sessions.lost": "\(lost.count)", "session.ids": "\(lost.prefix(8).joined(separator: ","))"])
-            tellLost(lost)
         }
+        if !lost.isEmpty { tellLost(lost) }
         queue.withLock { queue in
             queue.unhealthy = !healthy
             queue.lost = lostNow
@@ -284,6 +303,20 @@ final class GroupCommitWriter: Sendable {
     /// Tells the handler of lost sessions (``whenSessionsLost(_:)``) about `lost`.
     func tellLost(_ lost: [String]) {
         onLost.withLock { $0 }?.call(lost)
+    }
+
+    /// What one batch came to.
+    private struct Outcome {
+        var plan: WriterLedger.Plan
+        var failure: StorageError?
+        /// Whether nothing is left to repair.
+        var healthy: Bool
+        /// Sessions dropped by this batch (lost to another node, or set aside).
+        var lost: [String]
+        /// Every session lost so far.
+        var lostNow: Set<String>
+        /// The sessions of a batch set aside, when it was.
+        var setAside: [String]? = nil
     }
 
     private static func write(_ changes: [StorageChange], to storage: any SessionStorage) -> StorageError? {

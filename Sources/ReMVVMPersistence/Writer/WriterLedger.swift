@@ -49,6 +49,8 @@ struct WriterLedger {
     /// How long a lost session is remembered: far longer than any request holding this node's old copy lives
     /// (a long-poll waits at most a minute), after which no barrier or removal of it can come any more.
     static let lostRetention: UInt64 = 10 * 60 * 1_000_000_000
+    /// Transactions refused in a row for their content (``StorageError/isRejected``): at two, the batch is set aside.
+    var rejections = 0
     let snapshotEvery: Int
     /// Idempotency keys kept per session in storage: the older ones are forgotten at each snapshot.
     let keysPerSession: Int
@@ -175,6 +177,16 @@ struct WriterLedger {
         plan.deleted.subtract(dropped)
         for id in dropped { plan.written[id] = nil }
         return known
+    }
+
+    /// The transaction of `plan` was refused for its content twice in a row (the repair included), so retrying it
+    /// would fail for ever: every session it touches is dropped, as if another node had taken it over (the server
+    /// drops its copy, and a shared storage's next request loads it as last stored), and nothing of it is
+    /// retried. Returns the sessions dropped.
+    mutating func setAside(_ plan: inout Plan) -> [String] {
+        let ids = Set(plan.changes.map(\.session)).union(plan.touched).union(plan.deleted).sorted()
+        rejections = 0
+        return drop(ids, from: &plan)
     }
 
     /// The transaction of `plan` is durable: publishes each written session's highest stored version, before

@@ -41,6 +41,7 @@ extension API {
             case .loaded(let session): events(session, exchange)
             case .unknown: exchange.send(HTTPResponse(status: 204))
             case .unavailable(let error): exchange.send(Problem.storageUnavailable(error))
+            case .busy: exchange.send(Problem.loadingBusy)
             }
         }
     }

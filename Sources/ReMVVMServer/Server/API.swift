@@ -96,10 +96,13 @@ final class API: HTTPHandler {
         self.sessions = sessions
         files = StaticFiles(root: configuration.publicDirectory)
         if let durability, durability.isShared {
+            let limits = SessionLoader.Limits(
+                lanes: configuration.sessionLoaders, pending: configuration.maxPendingLoads,
+                unknownTTL: configuration.unknownSessionCacheTTL)
             let timer = self.timer
             loader = SessionLoader(
                 durability: durability, sessions: sessions, idempotencyLimit: configuration.idempotencyKeysPerSession,
-                logger: logger, now: { StoredExpiry.date(ofMonotonic: timer.clock.now()) })
+                limits: limits, logger: logger, now: { StoredExpiry.date(ofMonotonic: timer.clock.now()) })
         } else {
             loader = nil
         }
@@ -168,6 +171,7 @@ final class API: HTTPHandler {
                     then(self, session, exchange)
                 case .unknown: exchange.send(.sessionNotFound)
                 case .unavailable(let error): exchange.send(Problem.storageUnavailable(error))
+                case .busy: exchange.send(Problem.loadingBusy)
                 }
             }
             return nil

@@ -97,6 +97,13 @@ public struct ServerConfiguration: Sendable {
     /// a replay rebuilds the views, so only the results and the version are kept. A batch whose results pass
     /// it (hundreds of actions) is remembered with its version only, and replays with empty results.
     public var maxIdempotentAnswerSize = 4096
+    /// Sessions loaded from a shared storage at once (each on a connection of its own).
+    public var sessionLoaders = 4
+    /// Sessions waiting to be loaded from a shared storage at once, or being loaded; a request for one more gets 503
+    /// with `Retry-After`, so that ids nobody holds cannot queue without end ahead of real takeovers.
+    public var maxPendingLoads = 256
+    /// How long an id and token that a shared storage did not know are answered 404 without asking it again.
+    public var unknownSessionCacheTTL: Duration = .seconds(5)
     /// How the HTTP workers tune their event loops (``TransportTuning``): for the executable's benchmark
     /// switches, not part of the public configuration.
     package var transportTuning = TransportTuning()
