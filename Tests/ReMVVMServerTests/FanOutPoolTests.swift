@@ -30,7 +30,7 @@ struct FanOutPoolTests {
         let pool = FanOutPool(threads: 1)
         #expect(pool.start())
         let gate = Gate()
-        #expect(pool.offer { gate.pass() })
+        #expect(pool.offer { gate.pass(timeout: .seconds(120)) })
         #expect(await eventually { gate.arrived == 1 })  // The one thread is busy; the queue is empty.
         let ran = Atomic<Int>(0)
         for _ in 0..<FanOutPool.queueLimit {
@@ -47,7 +47,7 @@ struct FanOutPoolTests {
         let pool = FanOutPool(threads: 2)
         #expect(pool.start())
         let gate = Gate()
-        for _ in 0..<2 { #expect(pool.offer { gate.pass() }) }
+        for _ in 0..<2 { #expect(pool.offer { gate.pass(timeout: .seconds(120)) }) }
         #expect(await eventually { gate.arrived == 2 })
         let ran = Atomic<Int>(0)
         for _ in 0..<10 { #expect(pool.offer { ran.add(1, ordering: .relaxed) }) }
