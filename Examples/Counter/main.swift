@@ -29,7 +29,9 @@ enum CounterApp {
                 .on(SetCount.self) { _, action in Counter(count: action.count) }
             ),
             middleware: [NoNegatives()],
-            projections: views
+            projections: views,
+            // What clients may send; anything else (an effect's result, say) is refused with 403.
+            clientActions: [Increase.self, SetCount.self]
         )
     }
 }

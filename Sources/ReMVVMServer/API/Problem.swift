@@ -55,9 +55,15 @@ struct Problem: Error, Sendable {
         if case .malformedJSON = error.reason {
             return badRequest(error.description, slug: "malformed-json")
         }
-        var problem = Problem(
-            status: 422, slug: "invalid-action", title: "Unprocessable Content", detail: error.description)
+        var problem =
+            if case .serverOnly = error.reason {
+                Problem(status: 403, slug: "server-only-action", title: "Forbidden", detail: error.description)
+            } else {
+                Problem(
+                    status: 422, slug: "invalid-action", title: "Unprocessable Content", detail: error.description)
+            }
         if let type = error.actionType { problem.extensions["actionType"] = .string(type) }
+        if let types = error.clientTypes { problem.extensions["sendableTypes"] = .array(types.map(JSONValue.string)) }
         if let field = error.field { problem.extensions["field"] = .string(field) }
         if let index = error.index { problem.extensions["index"] = .int(Int64(index)) }
         return problem
