@@ -33,6 +33,13 @@ struct Problem: Error, Sendable {
         status: 404, slug: "session-not-found", title: "Not Found",
         detail: "no session with this id for this token (unknown, expired, deleted, or the token is wrong)")
 
+    /// A session route asked for with no credentials at all (RFC 9110: 401 names the scheme to use).
+    static let missingCredentials = Problem(
+        status: 401, slug: "missing-credentials", title: "Unauthorized",
+        detail: "this route needs the session's token: send Authorization: Bearer <token>, the token that "
+            + "POST /v1/sessions answered (or its remvvm_token cookie)",
+        headers: ["WWW-Authenticate": "Bearer"])
+
     static func notFound(_ detail: String) -> Problem {
         Problem(status: 404, slug: "not-found", title: "Not Found", detail: detail)
     }
