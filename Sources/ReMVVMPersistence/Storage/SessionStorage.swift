@@ -34,9 +34,16 @@ public protocol SessionStorage: Sendable {
     /// Calls `handler` with the id of every session this node holds that another node took over,
     /// as soon as the storage learns of it: a hint, since the fence of each write decides.
     func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void)
+
+    /// Where the sessions are kept, for the server's start line ("the SQLite file data/sessions.sqlite"); no
+    /// secret (a password) may appear in it.
+    var location: String { get }
 }
 
 extension SessionStorage {
+    /// The storage's type, for storages that do not say where they keep the sessions.
+    public var location: String { "a \(type(of: self))" }
+
     /// A single node's storage: sessions are restored at start.
     public var isShared: Bool { false }
 
