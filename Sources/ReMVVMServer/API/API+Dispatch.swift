@@ -139,7 +139,7 @@ extension API {
     /// The actions of a dispatch's body, if a client may send them: the door every action from outside the
     /// server passes. Only the app's ``StoreDefinition/clientActions`` are decoded; any other known type is
     /// refused with 403 before its payload is read, so a client cannot forge an effect's result or a topic's
-    /// message. (What the caller is allowed to do, once the server knows who it is, is decided here too.)
+    /// message. The one place where what a caller may send is decided.
     private func admittedActions(_ request: HTTPRequest) throws(Problem) -> [any StoreAction] {
         do {
             return try actions.decodeClientActions(from: request.body)
