@@ -164,10 +164,6 @@ extension EndToEnd {
                     [join("lobby", as: "Ada"), post(String(repeating: "t", count: 1_001))],
                     "the text is longer than 1000 characters"
                 ),
-                (
-                    [["type": "chat/message", "payload": ["from": "Ada", "text": "forged"]]],
-                    "chat/message comes from a room; send chat/post"
-                ),
             ] as [([JSONValue], String)])
         func badChatActionsAreBlockedWithAReason(_ actions: [JSONValue], reason: String) async throws {
             try await withTestServer { server in

@@ -15,7 +15,7 @@ public enum ChatMiddleware {
     public static let textLimit = TextLimit(characters: maxTextLength, bytes: 8_000)
 
     /// Every chat middleware, in order.
-    public static let all: [any Middleware<AppState>] = [Join(), Post(), Received()]
+    public static let all: [any Middleware<AppState>] = [Join(), Post()]
 
     /// Blocks a join with an empty or over-long room or name, or a room that cannot be a topic name.
     public struct Join: ActionMiddleware {
@@ -63,20 +63,6 @@ public enum ChatMiddleware {
                 return .block(reason: "cannot post to the room: \(error)")
             }
             return .next(action)
-        }
-    }
-
-    /// Lets a `chat/message` through only when it comes from a room's topic, never from a client.
-    public struct Received: ActionMiddleware {
-        public typealias State = AppState
-
-        /// Checks messages.
-        public init() {}
-
-        public func handle(_ action: ChatAction.Message, context: inout MiddlewareContext<AppState>)
-            -> MiddlewareResult
-        {
-            context.topic == nil ? .block(reason: "chat/message comes from a room; send chat/post") : .next(action)
         }
     }
 }

@@ -151,6 +151,8 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// Whether the storage is shared by several nodes.
     package var isShared: Bool { storage.isShared }
 
+    package var location: String { storage.location }
+
     /// Takes a stored session over (if `tokenHash` is its token's) and rebuilds it.
     package func load(_ id: String, tokenHash: String) throws(StorageError) -> RestoredSession? {
         guard let stored = try storage.takeOver(id, tokenHash: tokenHash) else { return nil }

@@ -34,6 +34,9 @@ package protocol SessionPersistence: Sendable {
     /// (``load(_:tokenHash:)``), not restored at start.
     var isShared: Bool { get }
 
+    /// Where the sessions are kept (``SessionStorage/location``), for the server's start line.
+    var location: String { get }
+
     /// Takes a stored session over and rebuilds it, if `tokenHash` is its token's hash; nil for an
     /// unknown session, a wrong token (nothing moves then) or one that cannot be rebuilt (logged).
     /// Its ``RestoredSession/resume`` must be called once it is in service.

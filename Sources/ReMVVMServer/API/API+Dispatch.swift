@@ -165,12 +165,7 @@ extension API {
         do {
             let views = try request.viewSelection(of: session.store)
             let expected = try expectedVersion(request, session: session)
-            let decoded: [any StoreAction]
-            do {
-                decoded = try actions.decodeActions(from: request.body)
-            } catch {
-                return Problem.invalidAction(error).response
-            }
+            let decoded = try admittedActions(request)
             let outcome: DispatchOutcome
             do {
                 outcome = try session.store.dispatch(
@@ -195,6 +190,18 @@ extension API {
                 status: 200, headers: written?.headers ?? Self.versionedHeaders(version: version), body: .bytes(body))
         } catch {
             return error.response
+        }
+    }
+
+    /// The actions of a dispatch's body, if a client may send them: the door every action from outside the
+    /// server passes. Only the app's ``StoreDefinition/clientActions`` are decoded; any other known type is
+    /// refused with 403 before its payload is read, so a client cannot forge an effect's result or a topic's
+    /// message. The one place where what a caller may send is decided.
+    private func admittedActions(_ request: HTTPRequest) throws(Problem) -> [any StoreAction] {
+        do {
+            return try actions.decodeClientActions(from: request.body)
+        } catch {
+            throw Problem.invalidAction(error)
         }
     }
 

@@ -21,14 +21,19 @@ extension API {
             return
         }
         // A session that is gone (or was never this client's) ends the stream for good:
-        // EventSource does not reconnect after a 204.
-        let token = Credentials(request)?.token
+        // EventSource does not reconnect after a 204 (nor after the 401 of a request with no credentials).
+        let credentials = Credentials(request)
+        let token = credentials?.token
         if let session = sessions.find(id: id, token: token) {
             events(session, exchange)
             return
         }
         guard let loader, let id, let token else {
-            exchange.send(HTTPResponse(status: 204))
+            if credentials == nil, Credentials.areAbsent(in: request) {
+                exchange.send(.missingCredentials)
+            } else {
+                exchange.send(HTTPResponse(status: 204))
+            }
             return
         }
         guard !draining.load(ordering: .relaxed) else {

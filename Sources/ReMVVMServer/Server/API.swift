@@ -145,7 +145,7 @@ final class API: HTTPHandler {
     }
 
     /// The request's session, found by id and token, or nil once the request is answered: a wrong token and an
-    /// unknown id get the same 404, so nobody can probe which sessions exist.
+    /// unknown id get the same 404, so nobody can probe which sessions exist; no credentials at all get 401.
     ///
     /// Returned rather than handed to a closure: a closure capturing the exchange copied it, request and all, on
     /// every session request. `then` (a closure that captures nothing, so costs nothing) serves the request
@@ -157,7 +157,7 @@ final class API: HTTPHandler {
         let credentials = Credentials(exchange.request)
         guard let session = sessions.find(id: id, token: credentials?.token) else {
             guard let loader, let id, let token = credentials?.token else {
-                exchange.send(.sessionNotFound)
+                exchange.send(Self.notFound(exchange.request, credentials: credentials))
                 return nil
             }
             guard !draining.load(ordering: .relaxed) else {
@@ -177,6 +177,11 @@ final class API: HTTPHandler {
             return nil
         }
         return admits(session, exchange, fromCookie: credentials?.fromCookie == true) ? session : nil
+    }
+
+    /// The answer for a session that is not found: 401 when the request carries no credentials at all, else 404.
+    static func notFound(_ request: borrowing HTTPRequest, credentials: Credentials?) -> Problem {
+        credentials == nil && Credentials.areAbsent(in: request) ? .missingCredentials : .sessionNotFound
     }
 
     /// Refuses a cookie-authenticated change from another site; else marks the session as used.

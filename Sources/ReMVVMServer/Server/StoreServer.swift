@@ -122,7 +122,8 @@ public final class StoreServer: Sendable {
     var housekeepingRounds: Int { housekeeper.withLock { $0?.rounds ?? 0 } }
 
     /// Starts listening, and the housekeeping that times out long-polls, sends heartbeats and expires
-    /// idle sessions; returns once the server listens.
+    /// idle sessions; returns once the server listens, having logged where sessions live (memory, a file, a
+    /// database).
     ///
     /// ``run()`` is the usual way: it starts, waits and stops. Call `start()` yourself to know the port before
     /// the service runs (``run()`` then only waits and stops). A server serves once: after ``stop()`` it
@@ -153,6 +154,16 @@ public final class StoreServer: Sendable {
             throw StoreServerError.cannotStart.with("cannot start the housekeeping thread")
         }
         housekeeper.withLock { $0 = keeper }
+        logger.info("\(sessionsLocation)")
+    }
+
+    /// Where sessions live, for the start line: an app that passed no storage learns that they end with the process.
+    var sessionsLocation: String {
+        guard let durability = api.durability else {
+            return "sessions live in memory only and end with the process; "
+                + "StoreServer(_:configuration:storage:) keeps them (SQLiteSessionStorage, PostgresSessionStorage)"
+        }
+        return "sessions live in \(durability.location)"
     }
 
     /// Whether ``start()`` has run and ``stop()`` has not.
