@@ -19,7 +19,7 @@ extension EndToEnd {
         static var unchecked: StoreDefinition<AppState> {
             StoreDefinition(
                 initialState: AppState(), reducer: ExampleApp.reducer, projections: ExampleApp.projections,
-                services: TestApp.services)
+                clientActions: ExampleApp.clientActions, services: TestApp.services)
         }
 
         static func login(first: String, last: String) -> JSONValue {

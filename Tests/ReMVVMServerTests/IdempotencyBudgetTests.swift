@@ -36,6 +36,7 @@ extension EndToEnd {
                 ),
                 middleware: ExampleApp.middleware,
                 projections: ExampleApp.projections,
+                clientActions: ExampleApp.clientActions + [Grow.self],
                 services: TestApp.services
             )
         }
