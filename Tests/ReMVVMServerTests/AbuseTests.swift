@@ -115,12 +115,12 @@ extension EndToEnd {
                 let latencies = try await probed
                 #expect(opened == openers * opensEach)
                 #expect(!latencies.isEmpty)
-                // The median probe within 50 ms, none beyond a second: the whole test suite runs in parallel on two
+                // The median probe within 50 ms, none beyond two seconds: the whole test suite runs in parallel on two
                 // shared cores, whose scheduler alone delays a probe now and then by a hundred ms; splitting the first
                 // event into characters (the old path) held the worker for 0.4 to 3.3 s per open.
                 let sorted = latencies.sorted()
                 #expect(sorted[sorted.count / 2] < .milliseconds(50), "/healthz took \(sorted.suffix(5))")
-                #expect(sorted.last.map { $0 < .seconds(1) } == true, "/healthz took \(sorted.suffix(5))")
+                #expect(sorted.last.map { $0 < .seconds(2) } == true, "/healthz took \(sorted.suffix(5))")
             }
         }
 
