@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "ReMVVMPersistence", targets: ["ReMVVMPersistence"]),
         .library(name: "ReMVVMSQLite", targets: ["ReMVVMSQLite"]),
         .library(name: "ReMVVMPostgres", targets: ["ReMVVMPostgres"]),
+        .library(name: "ReMVVMClient", targets: ["ReMVVMClient"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "counter-example", targets: ["CounterExample"]),
     ],
@@ -100,6 +101,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The app side: a session on a server over URLSession (FoundationNetworking on Linux), with typed actions
+        // and views, an offline outbox and predictions. No UI framework, no server module.
+        .target(name: "ReMVVMClient", dependencies: ["ReMVVM", "ReMVVMJSON"], swiftSettings: coreSettings),
         // The example app (counter, login, quote, navigation) as a library.
         .target(name: "ExampleApp", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
         .executableTarget(
@@ -162,6 +166,11 @@ let package = Package(
         .testTarget(
             name: "CounterExampleTests",
             dependencies: ["CounterExample", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
+            swiftSettings: strictSettings
+        ),
+        // The client against the built remvvm-server as a subprocess over loopback.
+        .testTarget(
+            name: "ReMVVMClientTests", dependencies: ["ReMVVMClient", "ReMVVM", "ExampleApp"],
             swiftSettings: strictSettings
         ),
         .testTarget(
