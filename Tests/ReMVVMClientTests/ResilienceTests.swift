@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
 import ReMVVMClient
+import Synchronization
 import Testing
 
 /// The client across server crashes and its own restarts: the cursor resumed, the outbox delivered exactly once.
@@ -82,26 +83,17 @@ import Testing
         try await after.connect()
         defer { Task { await after.close() } }
 
-        var delivered: [ActionOutcome] = []
-        try await withThrowingTaskGroup(of: [ActionOutcome].self) { group in
-            group.addTask {
-                var outcomes: [ActionOutcome] = []
-                for await event in events {
-                    guard case .delivered(let outcome) = event else {
-                        throw TestFailure("not delivered: \(event)")
-                    }
-                    outcomes.append(outcome)
-                    if outcomes.count == count { break }
-                }
-                return outcomes
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(120))
-                throw TestFailure("the outbox was not delivered within 120 s")
-            }
-            delivered = try await group.next() ?? []
-            group.cancelAll()
+        // A hundred in, the server is killed under the delivery, so some attempt is committed without an answer;
+        // the retry of its key after the restart is answered from the stored commit, not applied again.
+        let restarted = Mutex<ServerProcess?>(nil)
+        let running = server
+        let delivered = try await collect(count, from: events) { outcomes in
+            guard outcomes.count == 100 else { return }
+            running.crash()
+            let next = try ServerProcess(dataDirectory: data, port: port)
+            restarted.withLock { $0 = next }
         }
+        #expect(restarted.withLock { $0 != nil })
         #expect(delivered.map(\.key) == keys)
         #expect(delivered.allSatisfy { $0.isApplied })
         let numbers = delivered.compactMap { UInt64($0.version.rawValue.split(separator: ".").last ?? "") }
@@ -109,5 +101,29 @@ import Testing
         #expect(try await after.view("counter", as: CounterView.self) == CounterView(counter: "\(count)"))
         #expect(await after.pendingActions == 0)
         withExtendedLifetime(server) {}
+    }
+}
+
+/// The first `count` outbox events, which must all be deliveries, within 120 s; `step` runs after each one.
+private func collect(
+    _ count: Int, from events: AsyncStream<OutboxEvent>, step: @escaping @Sendable ([ActionOutcome]) throws -> Void
+) async throws -> [ActionOutcome] {
+    try await withThrowingTaskGroup(of: [ActionOutcome].self) { group in
+        group.addTask {
+            var outcomes: [ActionOutcome] = []
+            for await event in events {
+                guard case .delivered(let outcome) = event else { throw TestFailure("not delivered: \(event)") }
+                outcomes.append(outcome)
+                try step(outcomes)
+                if outcomes.count == count { break }
+            }
+            return outcomes
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(120))
+            throw TestFailure("the outbox was not delivered within 120 s")
+        }
+        defer { group.cancelAll() }
+        return try await group.next() ?? []
     }
 }
