@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "ReMVVMClient", targets: ["ReMVVMClient"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "counter-example", targets: ["CounterExample"]),
+        .executable(name: "counter-client", targets: ["CounterClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -152,10 +153,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The README's counter app, a complete program (`swift run counter-example`); the README shows this file.
+        // What the counter's server and clients share: its actions and its view model.
+        .target(
+            name: "CounterShared", dependencies: ["ReMVVM"], path: "Examples/CounterShared", swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "CounterExample",
-            dependencies: ["ReMVVM", "ReMVVMServer"],
+            dependencies: ["CounterShared", "ReMVVM", "ReMVVMServer"],
             path: "Examples/Counter",
+            swiftSettings: strictSettings
+        ),
+        // `counter-client URL increase | set N | show | follow`: the counter from the command line.
+        .executableTarget(
+            name: "CounterClient",
+            dependencies: ["CounterShared", "ReMVVMClient"],
+            path: "Examples/CounterClient",
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ReMVVMJSONTests", dependencies: ["ReMVVMJSON"], swiftSettings: strictSettings),
@@ -165,7 +177,7 @@ let package = Package(
         // The counter example: its TestStore test, the built binary driven over HTTP, the README's copy of it.
         .testTarget(
             name: "CounterExampleTests",
-            dependencies: ["CounterExample", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
+            dependencies: ["CounterExample", "CounterShared", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
             swiftSettings: strictSettings
         ),
         // The client against the built remvvm-server as a subprocess over loopback.

@@ -1,3 +1,4 @@
+import CounterShared
 import ReMVVMTesting
 import Testing
 

@@ -21,6 +21,16 @@ public struct ActionOutcome: Sendable, Hashable {
     public var isApplied: Bool { result == .applied }
 }
 
+extension ActionOutcome: CustomStringConvertible {
+    /// `counter/set: applied at 3f2a….4`, or `counter/set: blocked (why) at 3f2a….4`.
+    public var description: String {
+        switch result {
+        case .applied: "\(type): applied at \(version)"
+        case .blocked(let reason): "\(type): blocked (\(reason)) at \(version)"
+        }
+    }
+}
+
 /// What happened to an action in the outbox, for whoever is no longer waiting on its `send` (or never was: a
 /// process that started again after being killed with actions still queued).
 public enum OutboxEvent: Sendable, Hashable {
