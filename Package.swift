@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // The JSON engine: parsing, encoding view models to bytes, decoding actions, RFC 6902 diff and apply.
@@ -152,11 +153,12 @@ let package = Package(
             dependencies: ["ReMVVMFuzzing", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
-        // The README's counter app, a complete program (`swift run counter-example`); the README shows this file.
         // What the counter's server and clients share: its actions and its view model.
         .target(
-            name: "CounterShared", dependencies: ["ReMVVM"], path: "Examples/CounterShared", swiftSettings: strictSettings
+            name: "CounterShared", dependencies: ["ReMVVM"], path: "Examples/CounterShared",
+            swiftSettings: strictSettings
         ),
+        // The README's counter app, a complete program (`swift run counter-example`); the README shows this file.
         .executableTarget(
             name: "CounterExample",
             dependencies: ["CounterShared", "ReMVVM", "ReMVVMServer"],
@@ -182,7 +184,11 @@ let package = Package(
         ),
         // The client against the built remvvm-server as a subprocess over loopback.
         .testTarget(
-            name: "ReMVVMClientTests", dependencies: ["ReMVVMClient", "ReMVVM", "ExampleApp"],
+            name: "ReMVVMClientTests",
+            dependencies: [
+                "ReMVVMClient", "ReMVVM", "ExampleApp",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
