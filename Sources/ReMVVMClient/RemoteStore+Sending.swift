@@ -27,8 +27,12 @@ extension RemoteStore {
 
     /// Queues `action` for delivery and returns its `Idempotency-Key` at once; its outcome reaches
     /// ``outboxEvents()``.
+    ///
+    /// Throws ``ClientError/Kind/sessionNotFound`` before ``connect()`` or after the session ended: an action
+    /// belongs to a session.
     @discardableResult
     public func enqueue<Action: StoreAction>(_ action: Action) throws -> String {
+        _ = try requireSession()
         var envelope: [String: JSONValue] = ["type": .string(Action.wireName)]
         let payload = try JSONValue(encoding: action)
         if payload != .object([:]) { envelope["payload"] = payload }

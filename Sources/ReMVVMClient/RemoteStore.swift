@@ -236,5 +236,8 @@ public actor RemoteStore {
         emit(.sessionEnded(error))
         for follower in followers.values { follower.finish(error) }
         followers = [:]
+        // Following ends with the session; connect() starts it again for the next one.
+        syncTask?.cancel()
+        syncTask = nil
     }
 }

@@ -173,3 +173,55 @@ actor Recorder<Value: Sendable> {
         return stream
     }
 }
+
+/// The session ending, and the observable model.
+@Suite(.serialized) struct SessionEndTests {
+    @Test func aDeletedSessionEndsFollowingWithAnErrorNotRetries() async throws {
+        let folder = try temporaryFolder()
+        let server = try await onOwnThread {
+            try ServerProcess(dataDirectory: folder.appendingPathComponent("data").path)
+        }
+        let sessions = MemorySessionStore()
+        let store = try RemoteStore(url: server.url, sessionStore: sessions)
+        try await store.connect()
+        defer { Task { await store.close() } }
+        let session = try #require(await store.session)
+        let values = await store.follow("counter", as: CounterView.self)
+
+        let url = try #require(URL(string: "v1/sessions/\(session.id)", relativeTo: server.url))
+        var request = URLRequest(url: url)
+        request.httpMethod = "DELETE"
+        request.setValue("Bearer \(session.token)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 204)
+
+        let kind = try await within(.seconds(30)) {
+            do {
+                for try await _ in values {}
+                return ClientError.Kind.invalidAnswer  // Finished without an error: not what a deleted session does.
+            } catch let error as ClientError {
+                return error.kind
+            }
+        }
+        #expect(kind == .sessionNotFound)
+        #expect(sessions.load() == nil)
+        await #expect(throws: ClientError.self) { try await store.send(CounterAction.Increase()) }
+    }
+
+    @MainActor @Test func liveViewShowsTheFollowedView() async throws {
+        let folder = try temporaryFolder()
+        let server = try await onOwnThread {
+            try ServerProcess(dataDirectory: folder.appendingPathComponent("data").path)
+        }
+        let store = try RemoteStore(url: server.url)
+        try await store.connect()
+        defer { Task { await store.close() } }
+        let live = LiveView(store, view: "counter", as: CounterView.self)
+        _ = try await store.send(CounterAction.Set(value: 3))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while live.value != CounterView(counter: "3"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(live.value == CounterView(counter: "3"))
+    }
+}

@@ -35,7 +35,7 @@
             }
         }
 
-        isolated deinit {
+        deinit {
             task?.cancel()
         }
     }

@@ -116,3 +116,19 @@ func first<S: AsyncSequence & Sendable>(
         return element
     }
 }
+
+/// `body`'s result, or a failure when it takes longer than `timeout`.
+func within<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let result = try await group.next(), let value = result else {
+            throw TestFailure("no result within \(timeout)")
+        }
+        return value
+    }
+}
