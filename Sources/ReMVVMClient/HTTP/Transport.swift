@@ -33,7 +33,11 @@ struct Transport: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await urlSession.data(for: request)
+            // In a task of its own, so that cancelling the caller does not cancel the URLSession task:
+            // FoundationNetworking traps when a cancel races the task's completion ("a task that is not in the
+            // registry"). A cancelled caller still gets its answer (or timeout) and then sees the cancellation.
+            let session = urlSession
+            (data, response) = try await Task { try await session.data(for: request) }.value
         } catch is CancellationError {
             throw ClientError(.unreachable, detail: "cancelled")
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -20,10 +21,12 @@ enum EventStream {
         settings.requestCachePolicy = .reloadIgnoringLocalCacheData
         let session = URLSession(configuration: settings, delegate: reader, delegateQueue: queue)
         let task = session.dataTask(with: request)
+        // Only the task is cancelled here: invalidating the session at the same time races the cancellation in
+        // FoundationNetworking (a trap: "a task that is not in the registry"). The session is invalidated when
+        // the task has completed, which also releases the delegate it keeps.
         continuation.onTermination = { _ in
-            task.cancel()
-            // The session keeps its delegate until it is invalidated.
-            session.invalidateAndCancel()
+            // After completion a cancel would trap the same way, so only a running task is cancelled.
+            if !reader.isCompleted { task.cancel() }
         }
         task.resume()
         return stream
@@ -33,10 +36,14 @@ enum EventStream {
 /// The delegate of one event stream request.
 final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // Safety: `parser` and `failed` are used only in delegate callbacks, which the session calls one at a time on
-    // its serial queue (`maxConcurrentOperationCount = 1`); the continuation is Sendable.
+    // its serial queue (`maxConcurrentOperationCount = 1`); the continuation is Sendable, `completed` a Mutex.
     private let continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
     private var parser = EventStreamParser()
     private var failed = false
+    private let completed = Mutex(false)
+
+    /// Whether the task has completed (or been refused), so it must not be cancelled any more.
+    var isCompleted: Bool { completed.withLock { $0 } }
 
     init(_ continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation) {
         self.continuation = continuation
@@ -60,6 +67,7 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Send
             ? ClientError(.sessionNotFound, status: 204, detail: "no such session for this token")
             : ClientError(status: status, body: Data(), retryAfter: retryAfter)
         failed = true
+        completed.withLock { $0 = true }
         continuation.finish(throwing: error)
         completionHandler(.cancel)
     }
@@ -69,6 +77,8 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        completed.withLock { $0 = true }
+        session.finishTasksAndInvalidate()
         guard !failed else { return }
         if let error {
             continuation.finish(throwing: ClientError(.unreachable, detail: error.localizedDescription))
