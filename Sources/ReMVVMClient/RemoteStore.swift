@@ -45,7 +45,8 @@ public actor RemoteStore {
 
     /// How the client behaves; the defaults suit an app.
     public struct Configuration: Sendable {
-        /// Where queued actions are kept (a JSON file replaced atomically); nil keeps them in memory only.
+        /// Where queued actions are kept (a JSON file replaced atomically); nil keeps them in memory only. One
+        /// store at a time per file.
         public var outboxURL: URL?
         /// Waits between retries.
         public var retry: RetryPolicy
@@ -153,6 +154,9 @@ public actor RemoteStore {
 
     /// Stops delivering and following. Queued actions stay in the outbox (and its file) for the next store;
     /// their waiting `send` calls end with `CancellationError`, followers and event streams finish.
+    ///
+    /// A request already on the wire is not cut (FoundationNetworking traps when a cancel races an answer): a
+    /// parked long-poll ends by its wait, and a dispatch answered meanwhile still takes its action off the outbox.
     public func close() {
         deliveryTask?.cancel()
         syncTask?.cancel()
