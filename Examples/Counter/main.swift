@@ -1,12 +1,10 @@
+import CounterShared
 import Foundation
 import ReMVVM
 import ReMVVMServer
 
-// State and actions: values; an action has a stable wire name.
+// The state: a value only the server holds. The actions and the view model are in CounterShared.
 struct Counter: Sendable, Equatable { var count = 0 }
-struct Increase: StoreAction { static let wireName = "counter/increase" }
-struct SetCount: StoreAction { static let wireName = "counter/set"; var count: Int }
-struct IncreaseLater: StoreAction { static let wireName = "counter/increaseLater"; var seconds: Int }
 
 // Middleware sees each action before the reducers and may block it.
 struct NoNegatives: ActionMiddleware {
@@ -27,9 +25,6 @@ struct Later: ActionMiddleware {
         return .next(action)
     }
 }
-
-// A view model: what clients see, recomputed only when the state changed.
-struct CounterView: ViewModel { let count: Int }
 
 // The app, in a type: tests import it, and main.swift's globals are not set up in a test.
 enum CounterApp {

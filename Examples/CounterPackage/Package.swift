@@ -11,17 +11,21 @@ let package = Package(
         .package(path: "../remvvm")
     ],
     targets: [
-        // Target names are unique across packages: this repository's own copy is `CounterExample`.
+        // Target names are unique across packages: this repository's own copies are `CounterShared` and
+        // `CounterExample`, so the sources' `import CounterShared` reads `import CounterModel` here.
+        // The actions and the view model, which an app's client imports too.
+        .target(name: "CounterModel", dependencies: [.product(name: "ReMVVM", package: "remvvm")]),
         .executableTarget(
             name: "Counter",
             dependencies: [
+                "CounterModel",
                 .product(name: "ReMVVM", package: "remvvm"),
                 .product(name: "ReMVVMServer", package: "remvvm"),
             ]
         ),
         .testTarget(
             name: "CounterTests",
-            dependencies: ["Counter", .product(name: "ReMVVMTesting", package: "remvvm")]
+            dependencies: ["Counter", "CounterModel", .product(name: "ReMVVMTesting", package: "remvvm")]
         ),
     ]
 )

@@ -1,3 +1,4 @@
+import CounterShared
 import ReMVVM
 import ReMVVMTesting
 import Testing

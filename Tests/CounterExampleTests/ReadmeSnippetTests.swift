@@ -10,9 +10,9 @@ import Testing
     @Test func everySnippetInTheReadmeIsTheFileItNames() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let snippets = try ReadmeSnippet.all(in: readme)
-        // scripts/readme-package builds these three as a package outside the repository.
+        // scripts/readme-package builds these four as a package outside the repository.
         for path in [
-            "Examples/Counter/main.swift", "Tests/CounterExampleTests/CounterTests.swift",
+            "Examples/CounterShared/CounterShared.swift", "Examples/Counter/main.swift", "Tests/CounterExampleTests/CounterTests.swift",
             "Examples/CounterPackage/Package.swift",
         ] {
             #expect(snippets.contains { $0.path == path }, "the README shows \(path)")
