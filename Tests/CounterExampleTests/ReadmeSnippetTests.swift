@@ -12,7 +12,8 @@ import Testing
         let snippets = try ReadmeSnippet.all(in: readme)
         // scripts/readme-package builds these four as a package outside the repository.
         for path in [
-            "Examples/CounterShared/CounterShared.swift", "Examples/Counter/main.swift", "Tests/CounterExampleTests/CounterTests.swift",
+            "Examples/CounterShared/CounterShared.swift", "Examples/Counter/main.swift",
+            "Tests/CounterExampleTests/CounterTests.swift",
             "Examples/CounterPackage/Package.swift",
         ] {
             #expect(snippets.contains { $0.path == path }, "the README shows \(path)")
