@@ -3,7 +3,7 @@ import ReMVVMPersistence
 
 extension PostgresSessionStorage {
     /// The schema version this server writes, in the `schema_version` table.
-    static let schemaVersion = 4
+    static let schemaVersion = 6
 
     /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
     private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
@@ -23,6 +23,10 @@ extension PostgresSessionStorage {
     ///
     /// Version 4: each session's expiry, `sessions.expires_at` (seconds since 1970, as `created`), indexed for
     /// the tidy; the sessions already stored get the migration's time plus ``SessionRecord/defaultLifetime``.
+    ///
+    /// Version 6: each session's identity, `sessions.identity` (JSON text, NULL for an anonymous session, as every
+    /// session stored before). Version 5 is left for the topics' change; each step adds only what is missing, so the
+    /// two can land in either order.
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -51,6 +55,9 @@ extension PostgresSessionStorage {
                     "UPDATE sessions SET expires_at = $1::double precision WHERE expires_at IS NULL",
                     [.double(Date().timeIntervalSince1970 + SessionRecord.defaultLifetime)])
                 try connection.execute("ALTER TABLE sessions ALTER COLUMN expires_at SET NOT NULL")
+            }
+            if version < 6 {
+                try connection.execute("ALTER TABLE sessions ADD COLUMN IF NOT EXISTS identity text")
             }
             if version < schemaVersion {
                 try connection.execute("DELETE FROM schema_version")

@@ -30,6 +30,7 @@
     @_spi(ReMVVMServer) public var allViews: ViewSet { base.allViews }
     @_spi(ReMVVMServer) public var parkedWaiters: Int { base.parkedWaiters }
     @_spi(ReMVVMServer) public var runningEffects: Int { base.runningEffects }
+    @_spi(ReMVVMServer) public var identity: Identity? { base.identity }
 
     @_spi(ReMVVMServer) public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         base.viewSet(named: names)
