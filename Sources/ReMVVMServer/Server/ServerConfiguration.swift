@@ -42,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     public var defaultPollWait: Duration = .seconds(30)
     /// How often an event stream gets a heartbeat comment.
     public var heartbeatInterval: Duration = .seconds(15)
+    /// The app's async code running at once for parked requests (its authenticator, its routes); 503 beyond.
+    public var maxRunningHandlers = 1_000
     /// Remembered `Idempotency-Key`s per session.
     public var idempotencyKeysPerSession = 256
     /// How long a stopping server, which no longer accepts connections, keeps serving the ones open (each answer

@@ -27,15 +27,23 @@ public final class StoreServer: Sendable {
 
     /// Prepares a server for the app `definition`, with sessions in memory only; nothing
     /// listens until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - authentication: The app's sign-in: each session belongs to the identity it names (see
+    ///     ``Authentication``); nil for anonymous sessions.
+    ///   - routes: The app's own routes, beside the v1 API (see ``AppRoute``).
     public convenience init<State: Sendable>(
         _ definition: StoreDefinition<State>,
         configuration: ServerConfiguration = ServerConfiguration(),
-        logger: Logger = Logger(label: "remvvm.server")
+        logger: Logger = Logger(label: "remvvm.server"),
+        authentication: Authentication? = nil,
+        routes: [AppRoute] = []
     ) {
         self.init(
-            actions: definition.actions, makeStore: { _, _ in AnyProjectedStore(definition.makeStore()) },
+            actions: definition.actions,
+            makeStore: { record, _ in AnyProjectedStore(definition.makeStore(identity: record.identity)) },
             durability: nil,
-            configuration: configuration, logger: logger)
+            configuration: configuration, logger: logger, authentication: authentication, routes: routes)
     }
 
     /// A server whose stores are made per session identity, kept durably when `durability` is set; its long-poll
@@ -46,7 +54,9 @@ public final class StoreServer: Sendable {
         durability: (any SessionPersistence)?,
         configuration: ServerConfiguration,
         logger: Logger,
-        clock: any ServerClock = SystemServerClock()
+        clock: any ServerClock = SystemServerClock(),
+        authentication: Authentication? = nil,
+        routes: [AppRoute] = []
     ) {
         self.logger = logger
         let transportBox = TransportBox()
@@ -57,6 +67,8 @@ public final class StoreServer: Sendable {
             durability: durability,
             logger: logger,
             clock: clock,
+            authentication: authentication,
+            routes: routes,
             transportGauges: { transportBox.gauges() }
         )
         var transportConfiguration = configuration.transport
@@ -131,6 +143,8 @@ public final class StoreServer: Sendable {
         // New connections are refused (a proxy sends them elsewhere, nothing sent); requests on open ones are
         // answered, each answer closing its connection, so none is cut with a request on it.
         if keeper != nil { transport.drain(grace: api.configuration.drainPeriod) }
+        // The app's handlers still running (sign-ins, routes) are cancelled: their requests get 503 draining.
+        api.handlers.cancelAll()
         keeper?.stop()
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")

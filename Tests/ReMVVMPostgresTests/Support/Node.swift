@@ -24,7 +24,8 @@ struct Node: Sendable {
     /// expire after `sessionTTL` and its tidy runs every `tidyInterval` (by default the server's).
     static func start(
         _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
-        services: Services = Services(), sessionTTL: Duration? = nil, tidyInterval: Duration? = nil
+        services: Services = Services(), sessionTTL: Duration? = nil, tidyInterval: Duration? = nil,
+        authentication: Authentication? = nil
     ) throws -> Node {
         let storage = try PostgresSessionStorage(
             url: database.url, node: name, listensForTakeovers: listens, logger: quiet)
@@ -40,7 +41,7 @@ struct Node: Sendable {
         let server = StoreServer(
             definition, configuration: configuration, storage: storage,
             durability: durability,
-            logger: quiet)
+            logger: quiet, authentication: authentication)
         try server.start()
         return Node(server: server, name: name, topics: definition.topics)
     }
