@@ -63,13 +63,15 @@ public enum ExampleRoutes {
             }
             return
         }
-        guard let adminToken else {
-            if signsIn { throw AuthenticationError.missingCredentials("sign in as an admin: send the admin's JWT") }
-            throw AuthenticationError.refused(
-                "announcements need an admin: start the server with --admin-token or --jwt-key-file")
-        }
         guard let sent = request.head.bearerToken else {
-            throw AuthenticationError.missingCredentials("send the admin token as 'Authorization: Bearer <token>'")
+            throw AuthenticationError.missingCredentials(
+                "announcements need an admin: send an admin's JWT or the admin token as 'Authorization: Bearer ...'")
+        }
+        guard let adminToken else {
+            throw AuthenticationError.refused(
+                signsIn
+                    ? "announcements need an admin's JWT"
+                    : "announcements need an admin: start the server with --admin-token-file or --jwt-key-file")
         }
         guard equalInConstantTime(sent, adminToken) else {
             throw AuthenticationError.invalidCredentials("the admin token is wrong")

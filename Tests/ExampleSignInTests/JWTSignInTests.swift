@@ -130,6 +130,35 @@ struct JWTSignInTests {
         }
     }
 
+    @Test func theAdminTokenAnnouncesWithoutSignIn() async throws {
+        let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.threads = 2
+        configuration.drainPeriod = .zero
+        let definition = ExampleApp.definition()
+        let token = "an admin token of some length"
+        let server = StoreServer(
+            definition, configuration: configuration, logger: quiet,
+            routes: ExampleRoutes.all(topics: definition.topics, adminToken: token, signsIn: false))
+        try server.start()
+        let connection = try AsyncHTTPConnection(port: server.port)
+        let json = ("Content-Type", "application/json")
+        let body = Array(#"{"text":"hello"}"#.utf8)
+        let target = "/v1/rooms/lobby/announcements"
+        let statuses = [
+            try await connection.request("POST", target, headers: [json], body: body).status,
+            try await connection.request("POST", target, headers: [json, Self.bearer("wrong")], body: body).status,
+            try await connection.request("POST", target, headers: [json, Self.bearer(token)], body: body).status,
+            // Sessions stay anonymous: no sign-in is configured.
+            try await connection.request("POST", "/v1/sessions").status,
+        ]
+        connection.close()
+        try await onOwnThread { server.stop() }
+        #expect(statuses == [401, 401, 202, 201])
+    }
+
     /// The chat view's lines, once a message arrived (topic deliveries are asynchronous): polls with a deadline.
     static func chatLines(
         _ connection: AsyncHTTPConnection, path: String, headers: [(String, String)]
