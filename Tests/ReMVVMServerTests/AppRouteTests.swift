@@ -105,6 +105,26 @@ struct AppRouteTests {
         }
     }
 
+    @Test func beyondItsBudgetOfRunningHandlersARouteIs503() async throws {
+        let gate = AsyncGate()
+        let slow = AppRoute.get("/v1/slow") { _ in
+            await gate.wait()
+            return .noContent
+        }
+        try await withSignInServer(nil, routes: [slow], configure: { $0.maxRunningHandlers = 1 }) { server in
+            defer { gate.open() }
+            let client = try server.client()
+            let first = try await client.start("GET", "/v1/slow")
+            try await gate.arrival()
+            let second = try await client.request("GET", "/v1/slow")
+            #expect(second.status == 503)
+            #expect(second.header("Retry-After") == "1")
+            #expect(try second.json()["type"]?.stringValue == "/problems/busy")
+            gate.open()
+            #expect(try await first.response().status == 204)
+        }
+    }
+
     @Test func aStoppedServerRunsNoRoute() async throws {
         try await withSignInServer(nil, routes: Self.routes) { server in
             server.server.api.handlers.cancelAll()

@@ -202,10 +202,12 @@ func withSignInServer(
     definition: StoreDefinition<AppState> = TestApp.definition(),
     routes: [AppRoute] = [],
     threads: Int = 2,
+    configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> Void
 ) async throws {
     var configuration = TestServer.configuration
     configuration.threads = threads
+    configure(&configuration)
     let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
     let server = TestServer(
         server: StoreServer(
