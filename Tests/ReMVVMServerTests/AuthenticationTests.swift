@@ -101,6 +101,14 @@ struct AuthenticationTests {
             let allowed = try await client.dispatch(admin, set, query: "?views=counter")
             #expect(try allowed.json()["results"]?[0]?["blocked"] == nil)
             #expect(try allowed.json()["views"]?["counter"]?["counter"] == .string("7"))
+            // An effect reads the identity too: `counter/decrease` sets the counter to the subject's length.
+            #expect(try await client.dispatch(admin, ["type": "counter/decrease"]).status == 200)
+            let deadline = ContinuousClock.now + .seconds(5)
+            var counter: JSONValue?
+            repeat {
+                counter = try await client.read(admin, query: "?views=counter").json()["views"]?["counter"]?["counter"]
+            } while counter != .string("3") && ContinuousClock.now < deadline
+            #expect(counter == .string("3"))
         }
     }
 
@@ -135,7 +143,17 @@ struct AuthenticationTests {
     static var adminsOnlyReset: StoreDefinition<AppState> {
         StoreDefinition(
             initialState: AppState(), reducer: ExampleApp.reducer,
-            middleware: [AdminsOnlySet()] + ExampleApp.middleware, projections: ExampleApp.projections)
+            middleware: [AdminsOnlySet(), SubjectLength()] + ExampleApp.middleware, projections: ExampleApp.projections)
+    }
+
+    /// On `counter/decrease`, an effect sets the counter to the length of the session's subject.
+    struct SubjectLength: ActionMiddleware {
+        typealias State = AppState
+
+        func handle(_ action: CounterAction.Decrease, context: inout MiddlewareContext<AppState>) -> MiddlewareResult {
+            context.run { effect in effect.dispatch(CounterAction.Set(value: effect.identity?.subject.count ?? -1)) }
+            return .next(action)
+        }
     }
 
     struct AdminsOnlySet: ActionMiddleware {
