@@ -22,8 +22,10 @@ let package = Package(
         .library(name: "ReMVVMPersistence", targets: ["ReMVVMPersistence"]),
         .library(name: "ReMVVMSQLite", targets: ["ReMVVMSQLite"]),
         .library(name: "ReMVVMPostgres", targets: ["ReMVVMPostgres"]),
+        .library(name: "ReMVVMClient", targets: ["ReMVVMClient"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
         .executable(name: "counter-example", targets: ["CounterExample"]),
+        .executable(name: "counter-client", targets: ["CounterClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -32,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // Only the example's sign-in (ExampleSignIn, so the executable) uses it: no library product depends on it.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // The JSON engine: parsing, encoding view models to bytes, decoding actions, RFC 6902 diff and apply.
@@ -96,9 +101,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
+        // The app side: a session on a server over URLSession (FoundationNetworking on Linux), with typed actions
+        // and views, an offline outbox and predictions. No UI framework, no server module.
+        .target(name: "ReMVVMClient", dependencies: ["ReMVVM", "ReMVVMJSON"], swiftSettings: coreSettings),
         // The example app (counter, login, quote, navigation) as a library.
         .target(name: "ExampleApp", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
         // The example's sign-in with signed JWTs (jwt-kit) and its own routes (announcements, /v1/me): a target of
@@ -121,6 +130,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings,
             // Release builds link TCMalloc (Debian's libtcmalloc-minimal4), which takes over malloc and free for the
@@ -156,11 +166,23 @@ let package = Package(
             dependencies: ["ReMVVMFuzzing", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
+        // What the counter's server and clients share: its actions and its view model.
+        .target(
+            name: "CounterShared", dependencies: ["ReMVVM"], path: "Examples/CounterShared",
+            swiftSettings: strictSettings
+        ),
         // The README's counter app, a complete program (`swift run counter-example`); the README shows this file.
         .executableTarget(
             name: "CounterExample",
-            dependencies: ["ReMVVM", "ReMVVMServer"],
+            dependencies: ["CounterShared", "ReMVVM", "ReMVVMServer"],
             path: "Examples/Counter",
+            swiftSettings: strictSettings
+        ),
+        // `counter-client URL increase | set N | show | follow`: the counter from the command line.
+        .executableTarget(
+            name: "CounterClient",
+            dependencies: ["CounterShared", "ReMVVMClient"],
+            path: "Examples/CounterClient",
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ReMVVMJSONTests", dependencies: ["ReMVVMJSON"], swiftSettings: strictSettings),
@@ -170,7 +192,16 @@ let package = Package(
         // The counter example: its TestStore test, the built binary driven over HTTP, the README's copy of it.
         .testTarget(
             name: "CounterExampleTests",
-            dependencies: ["CounterExample", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
+            dependencies: ["CounterExample", "CounterShared", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
+            swiftSettings: strictSettings
+        ),
+        // The client against the built remvvm-server as a subprocess over loopback.
+        .testTarget(
+            name: "ReMVVMClientTests",
+            dependencies: [
+                "ReMVVMClient", "ReMVVM", "ExampleApp",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -224,6 +255,7 @@ let package = Package(
                 "ExampleSignIn", "ExampleApp", "ReMVVM", "ReMVVMServer", "ReMVVMSQLite", "HTTPTestClient",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings
         ),
@@ -237,6 +269,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings
         ),

@@ -79,6 +79,7 @@ demangled() { if command -v swift >/dev/null; then swift demangle --simplified; 
 say "== the many-session fan-out under cache simulation ($N sessions, last-level cache $LL bytes)"
 simulate ours "$SERVER_PORT" /metrics remvvm_parked_polls "$SERVER_PORT" "$N" 32 "$OUT/sessions.txt" -- \
     "$OUT/remvvm-server" --host 127.0.0.1 --port "$SERVER_PORT" --threads "$THREADS" --connection-limit 19000 \
+    --connections-per-client 0 \
     --max-polls-per-session 20000 --max-sessions $((N + 50000)) --log-level warning --durability off \
     --data-dir "$OUT/data"
 simulate floor-tuned "$FLOOR_PORT" /count waiting --fake f "$N" "$OUT/sessions.txt" -- \

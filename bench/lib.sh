@@ -240,10 +240,13 @@ start_server() {
         durable=(--data-dir "$DATA_DIR")
         case " $* " in *" --durability "*) ;; *) durable+=(--durability off) ;; esac
     fi
+    # Every benchmark client is on 127.0.0.1: no session-creation budget per address.
+    local budget=()
+    if server_has --session-creation-burst; then budget=(--session-creation-burst 0); fi
     start remvvm-server "$SERVER_PORT" /healthz "$SERVER_BIN" --host 127.0.0.1 --port "$SERVER_PORT" \
-        --public-dir "$REPO_DIR/public" --threads "$THREADS" --connection-limit 19000 \
+        --public-dir "$REPO_DIR/public" --threads "$THREADS" --connection-limit 19000 --connections-per-client 0 \
         --max-polls-per-session 20000 --max-streams-per-session 20000 \
-        --max-sessions $((BENCH_SESSIONS_N + 50000)) --log-level warning "${durable[@]}" "$@"
+        --max-sessions $((BENCH_SESSIONS_N + 50000)) --log-level warning "${durable[@]}" "${budget[@]}" "$@"
 }
 
 NGINX_PREFIX=""

@@ -1,10 +1,10 @@
+import CounterShared
+import Foundation
 import ReMVVM
 import ReMVVMServer
 
-// State and actions: values; an action has a stable wire name.
+// The state: a value only the server holds. The actions and the view model are in CounterShared.
 struct Counter: Sendable, Equatable { var count = 0 }
-struct Increase: StoreAction { static let wireName = "counter/increase" }
-struct SetCount: StoreAction { static let wireName = "counter/set"; var count: Int }
 
 // Middleware sees each action before the reducers and may block it.
 struct NoNegatives: ActionMiddleware {
@@ -14,8 +14,17 @@ struct NoNegatives: ActionMiddleware {
     }
 }
 
-// A view model: what clients see, recomputed only when the state changed.
-struct CounterView: ViewModel { let count: Int }
+// An effect: a task the store owns, sleeping on the services' clock (a TestClock in tests), then dispatching.
+struct Later: ActionMiddleware {
+    typealias State = Counter
+    func handle(_ action: IncreaseLater, context: inout MiddlewareContext<Counter>) -> MiddlewareResult {
+        context.run { effect in
+            try await effect.services.clock.sleep(for: .seconds(action.seconds), tolerance: nil)
+            effect.dispatch(Increase())
+        }
+        return .next(action)
+    }
+}
 
 // The app, in a type: tests import it, and main.swift's globals are not set up in a test.
 enum CounterApp {
@@ -28,8 +37,10 @@ enum CounterApp {
                 .on(Increase.self) { state, _ in Counter(count: state.count + 1) },
                 .on(SetCount.self) { _, action in Counter(count: action.count) }
             ),
-            middleware: [NoNegatives()],
-            projections: views
+            middleware: [NoNegatives(), Later()],
+            projections: views,
+            // What clients may send; anything else (an effect's result, say) is refused with 403.
+            clientActions: [Increase.self, SetCount.self, IncreaseLater.self]
         )
     }
 }
@@ -37,4 +48,10 @@ enum CounterApp {
 // Serve it on the port given as the first argument (default 8080) until SIGTERM or SIGINT.
 var configuration = ServerConfiguration()
 configuration.port = CommandLine.arguments.dropFirst().first.flatMap { UInt16($0) } ?? 8080
-try await StoreServer(CounterApp.definition, configuration: configuration).runService()
+do {
+    try await StoreServer(CounterApp.definition, configuration: configuration).runService()
+} catch {
+    // A port in use, say: one line and a failure status, not a crash.
+    FileHandle.standardError.write(Data("counter-example: \(error)\n".utf8))
+    exit(1)
+}

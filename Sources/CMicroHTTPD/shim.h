@@ -20,6 +20,8 @@
 #include <sys/eventfd.h>
 #include <errno.h>
 #include <time.h>
+#include <string.h>
+#include <strings.h>
 #include <microhttpd.h>
 
 /** Returned by a content reader at the regular end of a streamed body (the macro is a cast). */
@@ -126,6 +128,60 @@ cmhd_connection_socket (struct MHD_Connection *connection)
   const union MHD_ConnectionInfo *info =
     MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CONNECTION_FD);
   return (NULL == info) ? -1 : (int) info->connect_fd;
+}
+
+/** A connection's socket context (what the connection callback stored for it); NULL if none. */
+static inline void *
+cmhd_connection_socket_context (struct MHD_Connection *connection)
+{
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info (connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return (NULL == info) ? NULL : info->socket_context;
+}
+
+/** What cmhd_connection_content_lengths_differ has seen so far. */
+struct cmhd_content_lengths
+{
+  const char *first;
+  size_t first_size;
+  int differ;
+};
+
+/** The iterator of cmhd_connection_content_lengths_differ: compares each Content-Length field with the first. */
+static enum MHD_Result
+cmhd_compare_content_length (void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                             const char *value, size_t value_size)
+{
+  (void) kind;
+  if ((14 != key_size) || (0 != strncasecmp (key, "Content-Length", 14)))
+    return MHD_YES;
+  struct cmhd_content_lengths *seen = cls;
+  if (NULL == seen->first)
+  {
+    seen->first = value;
+    seen->first_size = value_size;
+    return MHD_YES;
+  }
+  /* Leading zeros or blanks may make equal lengths differ here: such a request is refused too. */
+  if ((value_size != seen->first_size) || (0 != memcmp (value, seen->first, value_size)))
+  {
+    seen->differ = 1;
+    return MHD_NO;
+  }
+  return MHD_YES;
+}
+
+/**
+ * Whether the request has Content-Length header fields whose values differ (RFC 9112 section 6.3):
+ * one walk of the parsed header fields, comparing names by length first. In C because it runs for
+ * every request with a body and is called back once per field.
+ */
+static inline int
+cmhd_connection_content_lengths_differ (struct MHD_Connection *connection)
+{
+  struct cmhd_content_lengths seen = { NULL, 0, 0 };
+  (void) MHD_get_connection_values_n (connection, MHD_HEADER_KIND, cmhd_compare_content_length, &seen);
+  return seen.differ;
 }
 
 /**

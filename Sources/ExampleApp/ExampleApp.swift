@@ -43,6 +43,20 @@ public enum ExampleApp {
             NavigationMiddleware(\.navigation),
         ] + ChatMiddleware.all
 
+    /// The actions a client may send: what a person does in the web client. The effects' results
+    /// (`quote/loaded`, `quote/failed`) and a room's messages (`chat/message`) come from the server only.
+    public static var clientActions: [any StoreAction.Type] {
+        [
+            CounterAction.Increase.self, CounterAction.Decrease.self, CounterAction.Set.self,
+            UserAction.Login.self, UserAction.Logout.self,
+            QuoteAction.Load.self,
+            ProfileAction.Show.self,
+            NavigationAction.Push.self, NavigationAction.Pop.self, NavigationAction.PopToRoot.self,
+            NavigationAction.ShowModal.self, NavigationAction.DismissModal.self, NavigationAction.SelectTab.self,
+            ChatAction.Join.self, ChatAction.Post.self, ChatAction.Leave.self,
+        ]
+    }
+
     /// A session hears the topic of the chat room it joined.
     public static let subscriptions = TopicSubscriptions<AppState>(from: { $0.chat.room }) { room in
         room.map { [ChatState.topic(of: $0)] } ?? []
@@ -60,6 +74,7 @@ public enum ExampleApp {
             reducer: reducer,
             middleware: middleware,
             projections: projections,
+            clientActions: clientActions,
             services: services,
             configuration: configuration,
             onRestore: restore,

@@ -20,6 +20,7 @@ final class NotificationListener: Sendable {
     /// The end of the connection's application name (tests find the listeners by it).
     private let role: String
     private let logger: Logger
+    private let timeouts: PostgresTimeouts
     private let connected: @Sendable () -> Void
     private let handler: @Sendable (_ payload: String) -> Void
     private let stopped = Atomic<Bool>(false)
@@ -34,6 +35,7 @@ final class NotificationListener: Sendable {
     /// sent while it was away are lost), `handler` with each notice's payload.
     init(
         url: String, node: String, channel: String, role: String, logger: Logger,
+        timeouts: PostgresTimeouts = PostgresTimeouts(),
         connected: @escaping @Sendable () -> Void = {},
         handler: @escaping @Sendable (_ payload: String) -> Void
     ) {
@@ -42,6 +44,7 @@ final class NotificationListener: Sendable {
         self.channel = channel
         self.role = role
         self.logger = logger
+        self.timeouts = timeouts
         self.connected = connected
         self.handler = handler
     }
@@ -70,7 +73,7 @@ final class NotificationListener: Sendable {
                 connection = nil
                 do throws(PostgresError) {
                     let fresh = try PostgresConnection(
-                        url: url, applicationName: "remvvm-server \(node) \(role)")
+                        url: url, applicationName: "remvvm-server \(node) \(role)", timeouts: timeouts)
                     try fresh.execute("LISTEN \(channel)")
                     connection = fresh
                     failures = 0

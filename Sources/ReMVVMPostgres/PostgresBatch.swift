@@ -21,6 +21,9 @@ struct PostgresBatch {
     private var written: Set<String> = []
     /// The latest expiry touched per session, written in one statement after everything else.
     private var touches: [String: Date] = [:]
+    /// Topic messages published by this batch's commits (the outbox), and the statements that append them.
+    private var publications: [StoredPublication] = []
+    private var appends: [(statement: Int, publication: StoredPublication)] = []
 
     /// Rows per multi-row INSERT (PostgreSQL takes at most 65,535 parameters per statement).
     private static let rowsPerInsert = 1_000
@@ -32,6 +35,7 @@ struct PostgresBatch {
         for change in Self.foldingAnswers(changes) { plan(change) }
         flush()
         addTouches()
+        appendTopicMessages()
         checkFences()
     }
 
@@ -42,6 +46,7 @@ struct PostgresBatch {
         for (statement, session) in creates where fences[session] == nil {
             created.append((session, try results[statement].int64(0, 0)))
         }
+        for (statement, publication) in appends { publication.position = try results[statement].version(0, 0) }
         held.withLock { held in
             for id in deleted { held[id] = nil }
             for (session, fence) in created where held[session] == nil { held[session] = fence }
@@ -75,6 +80,9 @@ struct PostgresBatch {
         case .remember(let session, let key):
             keyRows.append((session, key))
             written.insert(session)
+        case .publish(let session, let publication):
+            publications.append(publication)
+            if !session.isEmpty { written.insert(session) }
         case .answer(let session, let key, let answer):
             flush()
             add(
@@ -126,6 +134,19 @@ struct PostgresBatch {
             }
             deleted.insert(session)
             written.remove(session)
+        }
+    }
+
+    /// Appends the topic messages in the transaction: each takes its topic's counter row (held until COMMIT, so
+    /// the database orders every node's messages) and its `pg_notify` goes out at COMMIT. Topics in name order,
+    /// so that two nodes' batches lock counter rows in the same order; one topic's messages keep theirs.
+    private mutating func appendTopicMessages() {
+        let ordered = publications.enumerated().sorted { ($0.element.topic, $0.offset) < ($1.element.topic, $1.offset) }
+        for (_, publication) in ordered {
+            add(
+                PostgresSessionStorage.appendStatement,
+                [.text(publication.topic), .data(publication.action), .int64(Int64(max(publication.retaining, 1)))])
+            appends.append((statements.count - 1, publication))
         }
     }
 

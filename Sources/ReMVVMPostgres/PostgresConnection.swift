@@ -1,31 +1,75 @@
 import CLibPQ
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One libpq connection, used by one thread at a time (the storage holds it behind a lock).
 ///
-/// Every statement goes through `PQexecParams` with binary parameters and binary results, so
+/// Every statement goes through `PQsendQueryParams` with binary parameters and binary results, so
 /// values never become SQL text.
+///
+/// Every call has a deadline (``PostgresTimeouts/call``): the connection is in libpq's non-blocking mode, and
+/// each call sends, then waits with `poll()` on the socket for at most what is left of its deadline; past it the
+/// connection is closed (the next call connects again) and the call fails as a lost connection.
+///
+/// Chosen over postgres-nio by measurement (`SELECT $1::integer` over loopback, 3 rounds of 20,000 calls on the
+/// busy 2-core build machine: blocking `PQexecParams` 69 to 79 µs, send + `poll()` 66 to 77 µs per call, the same
+/// within the noise): the deadline costs nothing measurable, and needs no event-loop threads beside the writer's
+/// own, no rewrite of the storage, and none of postgres-nio's 2.5 to 4.5 minutes of extra build. libpq 15 has no
+/// non-blocking cancel (`PQcancel` itself blocks on a frozen server),
+/// so a call past its deadline is not cancelled but its connection closed; the server's own `statement_timeout`
+/// and `lock_timeout` end what it was doing.
 package final class PostgresConnection {
     private var handle: OpaquePointer?
+    /// The deadlines of this connection's calls.
+    let timeouts: PostgresTimeouts
 
-    /// Connects to `url` (a libpq URI or keyword string); a `connect_timeout` in it wins over ours.
-    package init(url: String, applicationName: String, connectTimeout: Int = 5) throws(PostgresError) {
-        let keywords = ["connect_timeout", "application_name", "dbname"]
-        let values = ["\(connectTimeout)", applicationName, url]
-        let connection = Self.withCStrings(keywords) { keywords in
-            Self.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+    /// Connects to `url` (a libpq URI or keyword string) within `timeouts.call`; the URL's own
+    /// settings (`connect_timeout`, `options`, keepalives) win over those `timeouts` sets.
+    package init(
+        url: String, applicationName: String, timeouts: PostgresTimeouts = PostgresTimeouts()
+    ) throws(PostgresError) {
+        self.timeouts = timeouts
+        let deadline = Deadline(after: timeouts.call)
+        let parameters = timeouts.connectionParameters + [("application_name", applicationName), ("dbname", url)]
+        let connection = Self.withCStrings(parameters.map(\.0)) { keywords in
+            Self.withCStrings(parameters.map(\.1)) { values in PQconnectStartParams(keywords, values, 1) }
         }
         guard let connection else { throw PostgresError(message: "out of memory", connectionLost: true) }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.message(PQerrorMessage(connection))
-            PQfinish(connection)
-            throw PostgresError(message: "cannot connect to PostgreSQL: \(message)", connectionLost: true)
-        }
+        handle = connection
+        try finishConnecting(connection, deadline)
         // Notices (such as "already exists, skipping") are not errors: not printed to standard error.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        handle = connection
+        guard PQsetnonblocking(connection, 1) == 0 else {
+            close()
+            throw PostgresError(message: "cannot make the connection non-blocking", connectionLost: true)
+        }
         // Every commit waits for its WAL flush, whatever the server's default: an answer leaves only once durable.
         _ = try execute("SET synchronous_commit = on")
+    }
+
+    /// Drives `PQconnectPoll` until the connection is up, failing (and closing it) past `deadline`.
+    private func finishConnecting(_ connection: OpaquePointer, _ deadline: Deadline) throws(PostgresError) {
+        var polling = PGRES_POLLING_WRITING
+        while true {
+            guard PQstatus(connection) != CONNECTION_BAD, polling != PGRES_POLLING_FAILED else {
+                let message = Self.message(PQerrorMessage(connection))
+                close()
+                throw PostgresError(message: "cannot connect to PostgreSQL: \(message)", connectionLost: true)
+            }
+            if polling == PGRES_POLLING_OK { return }
+            let ready = Self.wait(
+                PQsocket(connection), events: Int16(polling == PGRES_POLLING_READING ? POLLIN : POLLOUT), deadline)
+            guard ready else {
+                close()
+                throw PostgresError(
+                    message: "cannot connect to PostgreSQL: no answer within \(timeouts.call)", connectionLost: true,
+                    timedOut: true)
+            }
+            polling = PQconnectPoll(connection)
+        }
     }
 
     deinit { close() }
@@ -42,15 +86,31 @@ package final class PostgresConnection {
     /// The server process serving this connection (tests end it to simulate a lost connection).
     package var backendProcess: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 
-    /// Runs one statement with `parameters` as `$1`, `$2`, ...; its rows in binary format.
+    /// Runs one statement with `parameters` as `$1`, `$2`, ...; its rows in binary format. Fails, closing the
+    /// connection, when the answer does not come within the call deadline.
     @discardableResult
     package func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
         let handle = try openHandle()
-        let result = Self.withParameters(parameters) { count, values, lengths, formats in
-            PQexecParams(handle, sql, count, nil, values, lengths, formats, 1)
+        let deadline = Deadline(after: timeouts.call)
+        let sent = Self.withParameters(parameters) { count, values, lengths, formats in
+            PQsendQueryParams(handle, sql, count, nil, values, lengths, formats, 1)
         }
-        defer { PQclear(result) }
-        return try rows(of: result)
+        guard sent == 1 else { throw failure("cannot send a statement") }
+        try flush(handle, deadline)
+        var rows: PostgresRows?
+        var firstError: PostgresError?
+        while let result = try nextResult(handle, deadline) {
+            defer { PQclear(result) }
+            do {
+                let read = try self.rows(of: result)
+                rows = rows ?? read
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+        guard let rows else { throw failure("no answer to a statement") }
+        return rows
     }
 
     /// Runs `statements` in one pipeline: sent at once, then one Sync, so they are one implicit
@@ -58,8 +118,9 @@ package final class PostgresConnection {
     /// rolled back as a whole when one fails. One network round trip, whatever their number.
     func pipeline(_ statements: [(sql: String, parameters: [PostgresValue])]) throws(PostgresError) -> [PostgresRows] {
         let handle = try openHandle()
+        let deadline = Deadline(after: timeouts.call)
         guard PQenterPipelineMode(handle) == 1 else { throw failure("cannot enter pipeline mode") }
-        defer { PQexitPipelineMode(handle) }
+        defer { if let open = self.handle { PQexitPipelineMode(open) } }
         for statement in statements {
             let sent = Self.withParameters(statement.parameters) { count, values, lengths, formats in
                 PQsendQueryParams(handle, statement.sql, count, nil, values, lengths, formats, 1)
@@ -67,10 +128,11 @@ package final class PostgresConnection {
             guard sent == 1 else { throw failure("cannot send a statement") }
         }
         guard PQpipelineSync(handle) == 1 else { throw failure("cannot send the pipeline's sync") }
+        try flush(handle, deadline)
         var results: [PostgresRows] = []
         var firstError: PostgresError?
         for _ in statements {
-            guard let result = PQgetResult(handle) else { throw failure("the pipeline ended early") }
+            guard let result = try nextResult(handle, deadline) else { throw failure("the pipeline ended early") }
             defer { PQclear(result) }
             if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
                 results.append(PostgresRows(rows: [], affected: 0))
@@ -83,14 +145,58 @@ package final class PostgresConnection {
                 }
             }
             // Each statement's results end with a NULL.
-            while let extra = PQgetResult(handle) { PQclear(extra) }
+            while let extra = try nextResult(handle, deadline) { PQclear(extra) }
         }
-        guard let sync = PQgetResult(handle) else { throw failure("no answer to the pipeline's sync") }
+        guard let sync = try nextResult(handle, deadline) else { throw failure("no answer to the pipeline's sync") }
         let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
         PQclear(sync)
         if let firstError { throw firstError }
         guard synced else { throw failure("the pipeline's sync failed") }
         return results
+    }
+
+    /// Sends what libpq buffered, reading meanwhile what the server sends back (so that neither side blocks on a
+    /// full buffer), until all is sent or `deadline` passes.
+    private func flush(_ handle: OpaquePointer, _ deadline: Deadline) throws(PostgresError) {
+        while true {
+            let flushed = PQflush(handle)
+            if flushed == 0 { return }
+            guard flushed > 0 else { throw failure("cannot send to PostgreSQL") }
+            try waitReady(handle, events: Int16(POLLIN | POLLOUT), deadline)
+            guard PQconsumeInput(handle) == 1 else { throw failure("cannot read from PostgreSQL") }
+        }
+    }
+
+    /// The next result of the call in progress (nil once it has no more), waiting for it until `deadline`.
+    private func nextResult(_ handle: OpaquePointer, _ deadline: Deadline) throws(PostgresError) -> OpaquePointer? {
+        while PQisBusy(handle) == 1 {
+            try waitReady(handle, events: Int16(POLLIN), deadline)
+            guard PQconsumeInput(handle) == 1 else { throw failure("cannot read from PostgreSQL") }
+        }
+        return PQgetResult(handle)
+    }
+
+    /// Waits until the socket is ready for `events`; past `deadline`, closes the connection and fails.
+    private func waitReady(_ handle: OpaquePointer, events: Int16, _ deadline: Deadline) throws(PostgresError) {
+        guard Self.wait(PQsocket(handle), events: events, deadline) else {
+            close()
+            throw PostgresError(
+                message: "PostgreSQL did not answer within \(timeouts.call); the connection was closed",
+                connectionLost: true, timedOut: true)
+        }
+    }
+
+    /// Waits with `poll()` until `socket` is ready for `events` (or has an error); false once `deadline` passed.
+    private static func wait(_ socket: Int32, events: Int16, _ deadline: Deadline) -> Bool {
+        guard socket >= 0 else { return true }
+        while true {
+            let remaining = deadline.remainingMilliseconds
+            guard remaining > 0 else { return false }
+            var descriptor = pollfd(fd: socket, events: events, revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining, Int(Int32.max))))
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return true }
+        }
     }
 
     /// The connection's socket, to wait on for notifications; -1 when closed.

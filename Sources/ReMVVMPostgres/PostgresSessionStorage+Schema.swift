@@ -24,9 +24,11 @@ extension PostgresSessionStorage {
     /// Version 4: each session's expiry, `sessions.expires_at` (seconds since 1970, as `created`), indexed for
     /// the tidy; the sessions already stored get the migration's time plus ``SessionRecord/defaultLifetime``.
     ///
+    /// Version 5: `topic_counters.touched`, when a topic was last published to or kept alive by a node with
+    /// subscribers: a topic untouched for its retention is deleted (``forget(_:retention:)``).
+    ///
     /// Version 6: each session's identity, `sessions.identity` (JSON text, NULL for an anonymous session, as every
-    /// session stored before). Version 5 is left for the topics' change; each step adds only what is missing, so the
-    /// two can land in either order.
+    /// session stored before); added only if missing.
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -55,6 +57,9 @@ extension PostgresSessionStorage {
                     "UPDATE sessions SET expires_at = $1::double precision WHERE expires_at IS NULL",
                     [.double(Date().timeIntervalSince1970 + SessionRecord.defaultLifetime)])
                 try connection.execute("ALTER TABLE sessions ALTER COLUMN expires_at SET NOT NULL")
+            }
+            if version < 5 {
+                for statement in topicRetentionSchema { try connection.execute(statement) }
             }
             if version < 6 {
                 try connection.execute("ALTER TABLE sessions ADD COLUMN IF NOT EXISTS identity text")
@@ -172,5 +177,11 @@ extension PostgresSessionStorage {
     private static let fourthSchema = [
         "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS expires_at double precision",
         "CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at)",
+    ]
+
+    /// Version 5: when each topic was last used, so that idle topics are deleted.
+    private static let topicRetentionSchema = [
+        "ALTER TABLE topic_counters ADD COLUMN IF NOT EXISTS touched timestamptz NOT NULL DEFAULT now()",
+        "CREATE INDEX IF NOT EXISTS topic_counters_touched ON topic_counters (touched)",
     ]
 }

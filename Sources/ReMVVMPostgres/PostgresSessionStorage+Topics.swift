@@ -11,10 +11,10 @@ extension PostgresSessionStorage: TopicLog {
     /// Appends of any node take their turn on the topic's counter row, which the statement updates and
     /// holds until it commits: the database gives each message its sequence, and a message is visible
     /// only after every earlier one of its topic. The NOTIFY goes out at COMMIT, a wake-up only.
-    private static let appendStatement = """
+    static let appendStatement = """
         WITH counter AS (
             INSERT INTO topic_counters (topic, last) VALUES ($1::text, 1)
-            ON CONFLICT (topic) DO UPDATE SET last = topic_counters.last + 1
+            ON CONFLICT (topic) DO UPDATE SET last = topic_counters.last + 1, touched = now()
             RETURNING last
         ), appended AS (
             INSERT INTO topic_messages (topic, sequence, action) SELECT $1::text, last, $2::bytea FROM counter
@@ -65,6 +65,32 @@ extension PostgresSessionStorage: TopicLog {
             return (try rows.version(0, 0), entries)
         } catch {
             throw Self.storageError(error)
+        }
+    }
+
+    /// Keeps the topics with subscribers on this node alive, then deletes every topic no node published to or
+    /// kept alive for `retention`: its counter and messages, in one statement. A message appended meanwhile
+    /// waits on the counter row and finds it fresh (kept) or gone (the topic starts over at 1, and the delete,
+    /// reading an earlier snapshot, leaves it).
+    public func forget(_ sweep: TopicSweep, retention: Duration) throws {
+        let milliseconds =
+            Int64(retention.components.seconds) * 1000
+            + Int64(retention.components.attoseconds / 1_000_000_000_000_000)
+        let followed = sweep.followed.joined(separator: "\n")
+        // One statement: the followed topics are touched and never deleted. Names hold no line break (``TopicName``).
+        _ = try access(topicSlot) { connection throws(PostgresError) in
+            try connection.execute(
+                """
+                WITH kept AS (
+                    UPDATE topic_counters SET touched = now()
+                    WHERE topic = ANY(string_to_array($1::text, E'\\n')) RETURNING topic
+                ), gone AS (
+                    DELETE FROM topic_counters WHERE touched < now() - $2::bigint * interval '1 millisecond'
+                        AND NOT (topic = ANY(string_to_array($1::text, E'\\n')))
+                    RETURNING topic, last
+                )
+                DELETE FROM topic_messages m USING gone WHERE m.topic = gone.topic AND m.sequence <= gone.last
+                """, [.text(followed), .int64(milliseconds)])
         }
     }
 

@@ -12,10 +12,12 @@ import Synchronization
 /// fence moves on); every write checks, in its own transaction, that the fences of the sessions it
 /// touches are still this node's, and is refused as a whole (``StorageError/isFenced``) otherwise.
 ///
-/// Three connections, each behind a lock: one for the writer thread's batches, one for takeovers, so
-/// that loading a session never waits for a batch's WAL flush, and one for topic messages (its
-/// ``TopicLog`` conformance). A lost connection fails the call in progress with
-/// ``StorageError/unavailable(_:)``; the next call connects again. Listeners on connections of their
+/// Connections, each behind a lock: one for the writer thread's batches, a few for takeovers (``loaders``), so
+/// that loading a session never waits for a batch's WAL flush and several load at once, and one for topic
+/// messages (its ``TopicLog`` conformance). Every call has a deadline (``PostgresTimeouts``), so a lock is never
+/// held longer than one call's deadline, even when the database freezes. A lost connection or a call past its
+/// deadline fails with ``StorageError/unavailable(_:)``, and the next call connects again; an error that would
+/// come again (bad data, a violated constraint) fails with ``StorageError/rejected(_:)``. Listeners on connections of their
 /// own hear other nodes' takeovers (``watchTakeovers(_:)``) and topic messages (``watchTopics(_:)``).
 public final class PostgresSessionStorage: SessionStorage {
     /// One connection, opened again when lost.
@@ -24,12 +26,22 @@ public final class PostgresSessionStorage: SessionStorage {
         var closed = false
     }
 
+    /// A slot of its own, so that several can be kept in an array.
+    final class LoadingSlot: Sendable {
+        let slot = Mutex(Slot())
+    }
+
     /// The node's name, stored as the owner of the sessions it holds.
     public let node: String
     let url: String
     let logger: Logger
-    private let writing: Mutex<Slot>
-    private let loading = Mutex(Slot())
+    /// The deadlines of every call on every connection.
+    let timeouts: PostgresTimeouts
+    private let writing = Mutex(Slot())
+    /// The takeover connections: a takeover uses the first free one.
+    private let loading: [LoadingSlot]
+    /// Where the next takeover that finds every loading connection busy waits.
+    private let nextLoading = Atomic<Int>(0)
     /// The fence this node holds for each session it created or took over.
     private let fences = Mutex<[String: Int64]>([:])
     private let listener = Mutex<NotificationListener?>(nil)
@@ -45,24 +57,28 @@ public final class PostgresSessionStorage: SessionStorage {
 
     /// Connects to `url` (a libpq URI such as `postgresql://user@127.0.0.1:5432/remvvm`), then
     /// creates or migrates the schema. Without `listensForTakeovers`, a node learns that another took
-    /// a session over only when its next write for it is refused.
+    /// a session over only when its next write for it is refused. `loaders` connections take sessions over at
+    /// once (at least 1); every call has the deadlines of `timeouts` (the migration at start up to a minute).
     ///
     /// - Throws: ``StorageError`` when PostgreSQL cannot be reached or its schema is newer.
     public init(
-        url: String, node: String, listensForTakeovers: Bool = true, logger: Logger = Logger(label: "remvvm.postgres")
+        url: String, node: String, listensForTakeovers: Bool = true, timeouts: PostgresTimeouts = PostgresTimeouts(),
+        loaders: Int = 4, logger: Logger = Logger(label: "remvvm.postgres")
     ) throws(StorageError) {
         self.url = url
         self.node = node
         self.logger = logger
+        self.timeouts = timeouts
         listens = listensForTakeovers
-        let connection: PostgresConnection
+        loading = (0..<max(loaders, 1)).map { _ in LoadingSlot() }
         do throws(PostgresError) {
-            connection = try PostgresConnection(url: url, applicationName: "remvvm-server \(node)")
+            let connection = try PostgresConnection(
+                url: url, applicationName: "remvvm-server \(node)", timeouts: timeouts.lenient(.seconds(60)))
+            defer { connection.close() }
             try Self.migrate(connection)
         } catch {
             throw Self.storageError(error)
         }
-        writing = Mutex(Slot(connection: connection))
     }
 
     /// Shared by every node on the database: sessions are loaded when first asked for.
@@ -70,7 +86,7 @@ public final class PostgresSessionStorage: SessionStorage {
 
     /// The identity of every stored session, oldest first.
     public func list() throws(StorageError) -> [SessionRecord] {
-        try access(loading) { connection throws(PostgresError) in
+        try access(loading[0].slot) { connection throws(PostgresError) in
             let rows = try connection.execute(
                 "SELECT id, token_hash, epoch, created, format, expires_at, identity FROM sessions ORDER BY created, id"
             )
@@ -94,16 +110,33 @@ public final class PostgresSessionStorage: SessionStorage {
 
     private func takeOver(_ id: String, tokenHash: String?) throws(StorageError) -> StoredSession? {
         let node = self.node
-        return try access(loading) { connection throws(PostgresError) in
-            try Self.transaction(connection) { () throws(PostgresError) -> StoredSession? in
+        // Forgotten before the takeover commits, so that its own notice (which may reach the listener before the
+        // answer reaches this thread) finds no older fence here and is no news. A takeover whose answer is lost
+        // leaves a fence no write of this node matches: those writes are refused, never wrong.
+        fences.withLock { $0[id] = nil }
+        return try withLoadingSlot { slot throws(StorageError) in
+            try access(slot) { connection throws(PostgresError) -> StoredSession? in
                 guard let (session, fence) = try Self.takeOver(id, node: node, tokenHash: tokenHash, in: connection)
                 else { return nil }
-                // Held before COMMIT sends the notice, so this node's listener sees its own lease, not news. A
-                // failed COMMIT leaves a fence no write can match: those writes are refused, never wrong.
                 fences.withLock { $0[id] = fence }
                 return session
             }
         }
+    }
+
+    /// Runs `body` with the first loading connection nobody uses, or, when all are busy, waits for one in turn
+    /// (at most one call's deadline per holder).
+    private func withLoadingSlot<Result: Sendable>(
+        _ body: (borrowing Mutex<Slot>) throws(StorageError) -> Result
+    ) throws(StorageError) -> Result {
+        for candidate in loading {
+            // A free slot is found with a try-lock, so that nobody waits behind a busy one while another is free
+            // (another takeover may take it in between: then this one waits for that call).
+            let free = candidate.slot.withLockIfAvailable { slot in !slot.closed }
+            if free == true { return try body(candidate.slot) }
+        }
+        let turn = nextLoading.add(1, ordering: .relaxed).oldValue
+        return try body(loading[turn % loading.count].slot)
     }
 
     /// Applies `changes` as one transaction, durable when this returns; refused as a whole when
@@ -158,7 +191,8 @@ public final class PostgresSessionStorage: SessionStorage {
             guard listener == nil else { return }
             // The payload: `<session id> <new owner> <fence>`.
             let started = NotificationListener(
-                url: url, node: node, channel: Self.takeoverChannel, role: "listener", logger: logger
+                url: url, node: node, channel: Self.takeoverChannel, role: "listener", logger: logger,
+                timeouts: timeouts
             ) {
                 [weak self] payload in
                 let parts = payload.split(separator: " ")
@@ -186,7 +220,7 @@ public final class PostgresSessionStorage: SessionStorage {
             return listener
         }?.stop()
         Self.close(writing)
-        Self.close(loading)
+        for slot in loading { Self.close(slot.slot) }
         Self.close(topicSlot)
         Self.close(tidySlot)
     }
@@ -217,6 +251,7 @@ public final class PostgresSessionStorage: SessionStorage {
     ) throws(StorageError) -> Result {
         let url = self.url
         let node = self.node
+        let timeouts = self.timeouts
         return try slot.withLock { slot throws(StorageError) -> Result in
             guard !slot.closed else { throw .closed }
             do throws(PostgresError) {
@@ -226,7 +261,8 @@ public final class PostgresSessionStorage: SessionStorage {
                 } else {
                     slot.connection?.close()
                     slot.connection = nil
-                    connection = try PostgresConnection(url: url, applicationName: "remvvm-server \(node)")
+                    connection = try PostgresConnection(
+                        url: url, applicationName: "remvvm-server \(node)", timeouts: timeouts)
                     slot.connection = connection
                 }
                 return try body(connection)
@@ -256,13 +292,14 @@ public final class PostgresSessionStorage: SessionStorage {
     }
 
     /// A libpq failure as a storage error: refused by the fence (naming the lost sessions), a newer
-    /// schema, or unavailable.
+    /// schema, rejected for good (an error that would come again), or unavailable.
     static func storageError(_ error: PostgresError) -> StorageError {
         if error.fenced {
             let lost = (error.detail ?? "").split(separator: ",").map(String.init)
             return .fenced(error.message, sessions: lost)
         }
         if error.incompatible { return .incompatible(error.message) }
+        if !error.isTransient { return .rejected("PostgreSQL: \(error)") }
         return .unavailable("PostgreSQL: \(error)")
     }
 }

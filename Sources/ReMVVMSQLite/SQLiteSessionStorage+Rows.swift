@@ -99,6 +99,9 @@ extension SQLiteSessionStorage {
                         SELECT version FROM idempotency WHERE session = ?1 ORDER BY version DESC LIMIT 1 OFFSET ?2 - 1)
                     """
             ).execute(arguments: [session, keeping])
+        case .publish(_, let publication):
+            publication.position = try appendTopicMessage(
+                topic: publication.topic, action: publication.action, retaining: publication.retaining, in: db)
         }
     }
 
@@ -129,7 +132,7 @@ extension SQLiteSessionStorage {
             created: Date(timeIntervalSince1970: row["created"]), format: row["format"],
             // Absent from a damaged file of an older schema that is salvaged: the default lifetime then.
             expires: (row["expires_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            // Absent before schema 7 (a salvaged older file): an anonymous session.
+            // Absent before schema 6 (a salvaged older file): an anonymous session.
             identity: try SessionRecord.identity(fromJSON: row["identity"]))
     }
 }

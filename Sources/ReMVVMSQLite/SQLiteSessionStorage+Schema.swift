@@ -1,21 +1,23 @@
 import Foundation
 import GRDB
+import Glibc
 import ReMVVMPersistence
 
 extension SQLiteSessionStorage {
     /// The schema version, in `PRAGMA user_version`: 1 the sessions, snapshots and log; 2 adds the
     /// idempotency keys; 3 stores tokens as SHA-256 hashes (``SessionRecord/tokenHash``); 4 adds the
     /// topics' retained messages; 5 adds each session's expiry (``SessionRecord/expires``), set for the sessions
-    /// already stored to the migration's time plus ``SessionRecord/defaultLifetime``; 7 adds each session's
-    /// identity (``SessionRecord/identity``, JSON; NULL for an anonymous session, as every session stored before).
-    /// (6 is left for the topics' change; each step checks what it adds, so the two can land in either order.)
-    static let schemaVersion = 7
+    /// already stored to the migration's time plus ``SessionRecord/defaultLifetime``; 6 adds each session's
+    /// identity (``SessionRecord/identity``, JSON; NULL for an anonymous session, as every session stored before),
+    /// only if the column is missing.
+    static let schemaVersion = 6
 
     /// Opens the file, creates or checks the schema and runs SQLite's quick integrity check.
     static func open(_ path: String, synchronous: Synchronous) throws(StorageError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = "remvvm.sessions"
         configuration.journalMode = .wal
+        try ownerOnly(path)
         do {
             let database = try DatabaseQueue(path: path, configuration: configuration)
             // After GRDB's own WAL set-up, which picks NORMAL.
@@ -34,6 +36,20 @@ extension SQLiteSessionStorage {
             return database
         } catch {
             throw storageError(error)
+        }
+    }
+
+    /// Makes the database file readable and writable by its owner only (it holds token hashes and every session's
+    /// state): a new file is created 0600 whatever the umask, and an existing one (with its `-wal` and `-shm`) is
+    /// narrowed to 0600. SQLite creates the `-wal` and `-shm` files with the database file's mode.
+    static func ownerOnly(_ path: String) throws(StorageError) {
+        let descriptor = Glibc.open(path, O_CREAT | O_RDONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .unavailable("cannot create the session database '\(path)': errno \(errno)")
+        }
+        Glibc.close(descriptor)
+        for file in [path, path + "-wal", path + "-shm"] where chmod(file, 0o600) != 0 && errno != ENOENT {
+            throw .unavailable("cannot make the session database '\(file)' owner-only: errno \(errno)")
         }
     }
 
@@ -78,7 +94,7 @@ extension SQLiteSessionStorage {
                 sql: "UPDATE sessions SET expires_at = ?",
                 arguments: [Date().timeIntervalSince1970 + SessionRecord.defaultLifetime])
         }
-        if version < 7, try !db.columns(in: "sessions").contains(where: { $0.name == "identity" }) {
+        if version < 6, try !db.columns(in: "sessions").contains(where: { $0.name == "identity" }) {
             try db.execute(sql: "ALTER TABLE sessions ADD COLUMN identity TEXT")
         }
         if version < schemaVersion { try db.execute(sql: "PRAGMA user_version = \(schemaVersion)") }

@@ -9,6 +9,7 @@ import Synchronization
 /// services.clock = clock
 /// let store = TestStore(app.definition(services: services))
 /// store.send(Search(text: "swift")) { $0.searching = true }
+/// await clock.waitForSleepers()  // The effect sleeps: an advance now ends its delay.
 /// clock.advance(by: .milliseconds(300))  // The debounce ends.
 /// await store.receive(SearchResults.self) { ... }
 /// ```
@@ -64,6 +65,20 @@ public final class TestClock: Clock, Sendable {
 
     /// How many sleeps are waiting for the clock to move.
     public var sleepers: Int { state.withLock { $0.sleepers.count } }
+
+    /// The deadlines of the sleeps waiting for the clock to move, earliest first, and the clock's instant.
+    var pendingDeadlines: (now: Instant, deadlines: [Instant]) {
+        state.withLock { state in (state.now, state.sleepers.values.map(\.deadline).sorted()) }
+    }
+
+    /// Says what sleeps on this clock, when something does: why an effect has not gone on.
+    var sleepersNote: String? {
+        let (now, deadlines) = pendingDeadlines
+        guard let next = deadlines.first else { return nil }
+        let count = deadlines.count == 1 ? "1 sleep" : "\(deadlines.count) sleeps"
+        return "the TestClock has \(count) it was not advanced past (the next ends at \(next.offset), the clock is at "
+            + "\(now.offset)): `await clock.waitForSleepers()`, then `clock.advance(by:)`"
+    }
 
     /// Suspends until ``advance(by:)`` reaches `deadline`; throws `CancellationError` when the task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {

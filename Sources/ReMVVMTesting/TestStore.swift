@@ -1,3 +1,4 @@
+import Foundation
 @_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 import Testing
@@ -13,14 +14,18 @@ import Testing
 /// feeds back must be taken with ``receive(_:timeout:assert:sourceLocation:)``. Anything else is a Swift Testing
 /// issue recorded where the test made the call, showing the difference; the test goes on from the state the
 /// store really holds, so one mistake fails one step. When the test store goes away, actions nobody received are
-/// reported too, and its effects are cancelled; ``finish(timeout:sourceLocation:)`` also waits for running
-/// effects to end and reports those that do not.
+/// reported where it was made, and so are effects still running, which are then cancelled: a test says what
+/// each effect does until it ends (or sets ``allowsRunningEffectsAtEnd``). ``finish(timeout:sourceLocation:)``
+/// waits for running effects to end and reports those that do not.
 public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// The store under test.
     public let store: Store<State>
     private let expected: Mutex<State>
     private let inbox = TestStoreInbox()
     private let createdAt: SourceLocation
+    /// The definition's clock, when it is a test clock: what a waiting effect may be sleeping on.
+    private let clock: TestClock?
+    private let allowsRunning = Atomic<Bool>(false)
     /// Where failures go: Swift Testing's issues, or the harness's own tests' list.
     private let report: @Sendable (String, SourceLocation) -> Void
 
@@ -45,6 +50,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         report: @escaping @Sendable (String, SourceLocation) -> Void
     ) {
         store = definition.makeStore(state: state)
+        clock = definition.services.clock as? TestClock
         expected = Mutex(store.state)
         createdAt = sourceLocation
         self.report = report
@@ -53,12 +59,41 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         store.onEffectFinished { inbox.post(nil) }
     }
 
+    /// Whether effects may still run when the test store goes away, to be cancelled without a word; false (the
+    /// default) reports them as a test failure, as The Composable Architecture does.
+    ///
+    /// Set it for a test about something else whose effects are long-lived (a timer, a subscription).
+    public var allowsRunningEffectsAtEnd: Bool {
+        get { allowsRunning.load(ordering: .relaxed) }
+        set { allowsRunning.store(newValue, ordering: .relaxed) }
+    }
+
     deinit {
         let pending = inbox.pending.map { $0.wireName }
         if !pending.isEmpty {
             report("unreceived actions: \(pending.joined(separator: ", "))", createdAt)
         }
+        if !allowsRunningEffectsAtEnd, !effectsEndSoon() {
+            let running = store.runningEffects
+            let count = running == 1 ? "1 effect is" : "\(running) effects are"
+            report(
+                "\(count) still running at the end of the test\(clock?.sleepersNote.map { "; \($0)" } ?? ""); "
+                    + "receive what they send until they end, or set allowsRunningEffectsAtEnd to cancel them",
+                createdAt)
+        }
         store.close()
+    }
+
+    /// Whether no effect runs, or every one ends within a moment: one that sent its last action is still
+    /// running until its task returns, which the test did not wait for. Not waited for when the test clock
+    /// holds as many sleeps as effects run (they will not end), nor for more than a second (they hang).
+    private func effectsEndSoon() -> Bool {
+        let deadline = ContinuousClock.now + .seconds(1)
+        while store.runningEffects > 0 {
+            guard store.runningEffects > (clock?.sleepers ?? 0), ContinuousClock.now < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return true
     }
 
     /// Dispatches `action` and checks that the state changed exactly as `update` says.
@@ -86,13 +121,14 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// Waits until an effect's follow-up of type `type` is committed, then checks the state change.
     ///
     /// It waits on the store's commits and effects, and fails at once when no effect is running that could still
-    /// send the action. `timeout` only bounds an effect that never ends, so it is generous: on a loaded machine a
-    /// prompt effect's task can wait seconds for a thread.
+    /// send the action. `timeout` bounds an effect that never ends, such as one sleeping on a ``TestClock`` the
+    /// test did not advance (the failure then says so); on a loaded machine a prompt effect's task can wait a
+    /// second or two for a thread.
     /// - Returns: The action received; nil, with an issue, when another came or none could.
     @discardableResult
     public func receive<Action: StoreAction>(
         _ type: Action.Type,
-        timeout: Duration = .seconds(30),
+        timeout: Duration = .seconds(5),
         assert update: (inout State) throws -> Void = { _ in },
         sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Action? {
@@ -116,7 +152,8 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 return nil
             }
             guard await inbox.wait(after: generation, until: deadline) else {
-                report("timed out after \(timeout) waiting to receive \(Action.wireName)", sourceLocation)
+                let note = clock?.sleepersNote.map { "; \($0)" } ?? ""
+                report("timed out after \(timeout) waiting to receive \(Action.wireName)\(note)", sourceLocation)
                 return nil
             }
         }

@@ -75,12 +75,13 @@ do {
 do {
     let erased: any ProjectedStore = ExampleApp.definition().makeStore()
     let batch: [any StoreAction] = [increase]
+    let none = CommitMetadata()
     _ = Benchmark(name: "example app via any ProjectedStore", iterations: iterations).run { count in
-        for _ in 0..<count { _ = try? erased.dispatch(batch, views: .none, expectedVersion: nil) }
+        for _ in 0..<count { _ = try? erased.dispatch(batch, views: .none, expectedVersion: nil, metadata: none) }
     }
     let wrapped: any ProjectedStore = AnyProjectedStore(ExampleApp.definition().makeStore())
     _ = Benchmark(name: "example app via AnyProjectedStore", iterations: iterations).run { count in
-        for _ in 0..<count { _ = try? wrapped.dispatch(batch, views: .none, expectedVersion: nil) }
+        for _ in 0..<count { _ = try? wrapped.dispatch(batch, views: .none, expectedVersion: nil, metadata: none) }
     }
 }
 

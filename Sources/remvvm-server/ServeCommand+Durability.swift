@@ -39,15 +39,24 @@ extension ServeCommand {
             try dropUndecodableSessions || environment.isOn("REMVVM_DROP_UNDECODABLE_SESSIONS")
         if let url = databaseURL ?? environment["REMVVM_DATABASE_URL"] {
             let node = nodeName ?? environment["REMVVM_NODE_NAME"] ?? "\(configuration.host):\(configuration.port)"
+            var timeouts = PostgresTimeouts()
+            if let milliseconds = try databaseTimeout ?? environment.number("REMVVM_DATABASE_TIMEOUT") as Int? {
+                guard milliseconds >= 1 else { throw ValidationError("--database-timeout must be at least 1 ms") }
+                timeouts = PostgresTimeouts(call: .milliseconds(milliseconds))
+            }
             let storage: PostgresSessionStorage
             do {
-                storage = try PostgresSessionStorage(url: url, node: node, logger: logger)
+                storage = try PostgresSessionStorage(
+                    url: url, node: node, timeouts: timeouts, loaders: configuration.sessionLoaders, logger: logger)
             } catch {
                 throw ValidationError("cannot open the session store in PostgreSQL: \(error)")
             }
             logger.info(
                 "durable sessions in PostgreSQL",
-                metadata: ["node.name": "\(node)", "snapshot.every": "\(durable.snapshotEvery)"])
+                metadata: [
+                    "node.name": "\(node)", "snapshot.every": "\(durable.snapshotEvery)",
+                    "database.timeout_ms": "\(PostgresTimeouts.milliseconds(timeouts.call))",
+                ])
             return StoreServer(
                 definition, configuration: configuration, storage: storage, durability: durable, logger: logger,
                 authentication: authentication, routes: routes)

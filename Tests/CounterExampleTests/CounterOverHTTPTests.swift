@@ -37,6 +37,19 @@ import Testing
         }
     }
 
+    @Test func aBusyPortEndsTheExampleWithOneLineAndAFailureStatus() async throws {
+        try await onOwnThread {
+            let first = try CounterProcess()
+            let (status, output) = try CounterProcess.run(["\(first.port)"])
+            #expect(status == 1)
+            let lines = output.split(separator: "\n").filter { $0.hasPrefix("counter-example:") }
+            #expect(lines.count == 1, "\(output)")
+            #expect(lines.first == "counter-example: cannot listen on 127.0.0.1:\(first.port): Address already in use")
+            #expect(!output.contains("Fatal error"), "\(output)")
+            _ = try first.stop()
+        }
+    }
+
     static func object(_ response: TestResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
     }

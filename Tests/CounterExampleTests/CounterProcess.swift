@@ -49,6 +49,25 @@ final class CounterProcess: @unchecked Sendable {
         port = found
     }
 
+    /// Runs the example with `arguments` until it exits (at most `timeout`): its status and everything it printed.
+    static func run(_ arguments: [String], timeout: Duration = .seconds(15)) throws -> (status: Int32, output: String) {
+        let process = Process()
+        let pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }  // Bounded: the child's exit.
+        guard !process.isRunning else {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            throw CounterProcessError("the example did not exit within \(timeout)")
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, output)
+    }
+
     /// Everything it printed so far.
     var log: String { Self.read(logPath) }
 

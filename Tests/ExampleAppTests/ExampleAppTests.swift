@@ -13,16 +13,17 @@ struct StubQuotes: QuoteService {
     func quote(category: String) async throws -> String { try await mock(category) }
 }
 
-/// The example app under test, with `quotes` as its quote service and a clock that never waits; its failures
-/// go to `failures` when given, as Swift Testing issues otherwise.
+/// The example app under test, with `quotes` as its quote service and `clock` (by default one that never waits);
+/// its failures go to `failures` when given, as Swift Testing issues otherwise.
 func makeTestStore(
     quotes: any QuoteService,
+    clock: any Clock<Duration> = ImmediateClock(),
     failures: Failures? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> TestStore<AppState> {
     var services = Services()
     services.quotes = quotes
-    services.clock = ImmediateClock()
+    services.clock = clock
     let definition = ExampleApp.definition(services: services)
     guard let failures else { return TestStore(definition, sourceLocation: sourceLocation) }
     return TestStore(definition, sourceLocation: sourceLocation) { failures.add($0, at: $1) }

@@ -64,12 +64,52 @@ struct TestStoreTests {
             ])
     }
 
-    @Test func receivingFromAnEffectThatNeverEndsGivesUpAtTheTimeout() async {
+    /// What a test clock's sleep that was never advanced past looks like in a report.
+    static let sleeping =
+        "the TestClock has 1 sleep it was not advanced past (the next ends at 0.3 seconds, the clock is at 0.0 "
+        + "seconds): `await clock.waitForSleepers()`, then `clock.advance(by:)`"
+
+    @Test func receivingFromAnEffectThatNeverEndsGivesUpAtTheTimeoutSayingWhatSleeps() async {
         let clock = TestClock()  // Never advanced: the quote's delay never ends.
-        let store = makeTestStore(quotes: LocalQuoteService(clock: clock), failures: failures)
+        let store = makeTestStore(quotes: LocalQuoteService(clock: clock), clock: clock, failures: failures)
+        store.allowsRunningEffectsAtEnd = true
         store.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
+        await clock.waitForSleepers()
         await store.receive(QuoteAction.Loaded.self, timeout: .milliseconds(1))
-        #expect(failures.take().map(\.message) == ["timed out after 0.001 seconds waiting to receive quote/loaded"])
+        #expect(
+            failures.take().map(\.message) == [
+                "timed out after 0.001 seconds waiting to receive quote/loaded; \(Self.sleeping)"
+            ])
+    }
+
+    @Test func aTestStoreThatGoesAwayWithAnEffectStillRunningFailsTheTest() async {
+        let clock = TestClock()  // Never advanced.
+        let quotes = LocalQuoteService(clock: clock)
+        var store: TestStore<AppState>? = makeTestStore(quotes: quotes, clock: clock, failures: failures)
+        let line = #line - 1
+        store?.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
+        await clock.waitForSleepers()
+        store = nil
+        let reported = failures.take()
+        #expect(
+            reported.map(\.message) == [
+                "1 effect is still running at the end of the test; \(Self.sleeping); receive what they send until "
+                    + "they end, or set allowsRunningEffectsAtEnd to cancel them"
+            ])
+        #expect(reported.first?.line == line, "reported where the test store was made")
+    }
+
+    @Test func aTestStoreThatAllowsRunningEffectsAtTheEndCancelsThemSilently() async {
+        let clock = TestClock()  // Never advanced.
+        var store: TestStore<AppState>? = makeTestStore(
+            quotes: LocalQuoteService(clock: clock), clock: clock, failures: failures)
+        store?.allowsRunningEffectsAtEnd = true
+        store?.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
+        await clock.waitForSleepers()
+        let running = store?.store
+        store = nil
+        #expect(running?.isClosed == true, "its effects were cancelled with the store")
+        #expect(failures.take().isEmpty)
     }
 
     @Test func finishReportsAnEffectsActionNobodyReceived() async {
@@ -94,7 +134,7 @@ struct TestStoreTests {
 
     @Test func aDelayOnTheTestClockEndsWhenTheTestAdvancesIt() async {
         let clock = TestClock()
-        let store = makeTestStore(quotes: LocalQuoteService(clock: clock), failures: failures)
+        let store = makeTestStore(quotes: LocalQuoteService(clock: clock), clock: clock, failures: failures)
         store.send(QuoteAction.Load(category: "humor")) { $0.quote.loading = true }
         await clock.waitForSleepers()
         clock.advance(by: .milliseconds(299))

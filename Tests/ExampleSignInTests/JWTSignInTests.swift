@@ -4,6 +4,7 @@ import Foundation
 import HTTPTestClient
 import JWTKit
 import Logging
+import Prometheus
 import ReMVVM
 import ReMVVMSQLite
 import ReMVVMServer
@@ -185,6 +186,10 @@ func withExampleServer(
     configuration.port = 0
     configuration.threads = 2
     configuration.drainPeriod = .zero
+    // Metrics into a registry of the test's own, served at /metrics as the executable does.
+    let registry = PrometheusCollectorRegistry()
+    configuration.metricsFactory = PrometheusMetricsFactory(registry: registry)
+    configuration.metricsExposition = { registry.emitToBuffer() }
     let definition = ExampleApp.definition()
     let authentication = Authentication(
         await JWTSignIn.hmac(secret: JWTSignInTests.secret), everyRequest: everyRequest,

@@ -5,9 +5,10 @@ import Synchronization
 public final class AsyncHTTPConnection: Sendable {
     private let client: Mutex<TestHTTPClient>
 
-    /// Connects to 127.0.0.1:`port`; every read then waits at most `timeout`.
-    public init(port: UInt16, timeout: Duration = .seconds(5)) throws {
-        client = Mutex(try TestHTTPClient(port: port, timeout: timeout))
+    /// Connects to 127.0.0.1:`port` (from the local address `source`, when given); every read then waits at most
+    /// `timeout`.
+    public init(port: UInt16, timeout: Duration = .seconds(5), from source: String? = nil) throws {
+        client = Mutex(try TestHTTPClient(port: port, timeout: timeout, from: source))
     }
 
     /// Runs `body` with the blocking client on a thread of its own; calls are serialised.

@@ -17,11 +17,29 @@ public final class TestHTTPClient {
     /// How long any single read waits for the server.
     public let timeout: Duration
 
-    /// Connects to 127.0.0.1:`port`.
-    public init(port: UInt16, timeout: Duration = .seconds(5)) throws {
+    /// Connects to 127.0.0.1:`port`, from the local IPv4 address `source` when given (`127.0.0.2`: Linux routes
+    /// all of 127.0.0.0/8 on loopback, so tests can be several client addresses).
+    public init(port: UInt16, timeout: Duration = .seconds(5), from source: String? = nil) throws {
         self.timeout = timeout
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestClientError(description: "socket() failed: errno \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            let parsed = inet_pton(AF_INET, source, &local.sin_addr)
+            let bound =
+                parsed == 1
+                && withUnsafePointer(to: &local) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                    }
+                }
+            guard bound else {
+                let code = errno
+                close()
+                throw TestClientError(description: "cannot bind to \(source): errno \(code)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -163,6 +181,27 @@ public final class TestHTTPClient {
         let chunk = try readExactly(size)
         guard try readLine().isEmpty else { throw TestClientError(description: "chunk not followed by CRLF") }
         return chunk
+    }
+
+    /// Reads and drops at least `count` bytes of what comes next, raw (chunk framing included), keeping none:
+    /// for a large body a test only counts, at the cost of the system calls alone. Returns how many were dropped.
+    public func discard(atLeast count: Int) throws -> Int {
+        var dropped = buffer.count
+        buffer = []
+        var scratch = [UInt8](repeating: 0, count: 256 * 1024)
+        let end = ContinuousClock().now.advanced(by: timeout)
+        while dropped < count {
+            let remaining = ContinuousClock().now.duration(to: end)
+            let milliseconds = max(0, Int32(remaining / .milliseconds(1)))
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, milliseconds) > 0 else {
+                throw TestClientError(description: "timed out after \(dropped) of \(count) bytes")
+            }
+            let received = scratch.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard received > 0 else { throw TestClientError(description: "closed after \(dropped) of \(count) bytes") }
+            dropped += received
+        }
+        return dropped
     }
 
     /// Reads until the server closes the connection.

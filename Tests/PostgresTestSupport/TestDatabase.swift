@@ -14,6 +14,9 @@ package final class TestDatabase: Sendable {
     package static let whyDisabled =
         "REMVVM_TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL and sets it)"
 
+    /// Generous deadlines: creating and dropping databases on two cores shared by the whole suite takes seconds.
+    package static let timeouts = PostgresTimeouts(call: .seconds(60))
+
     /// The database's name.
     package let name: String
     /// The URL of this test's database.
@@ -24,19 +27,19 @@ package final class TestDatabase: Sendable {
         guard let base = Self.baseURL else { throw TestDatabaseError("REMVVM_TEST_DATABASE_URL is not set") }
         name = "remvvm_test_\(UUID().uuidString.prefix(8).lowercased())"
         url = Self.url(base, database: name)
-        let admin = try PostgresConnection(url: base, applicationName: "remvvm-tests")
+        let admin = try PostgresConnection(url: base, applicationName: "remvvm-tests", timeouts: Self.timeouts)
         try admin.execute("CREATE DATABASE \(name)")
     }
 
     /// A connection to this test's database, to look at or change it behind the storage's back.
     package func connect() throws -> PostgresConnection {
-        try PostgresConnection(url: url, applicationName: "remvvm-tests")
+        try PostgresConnection(url: url, applicationName: "remvvm-tests", timeouts: Self.timeouts)
     }
 
     /// A connection to the server's own database, for what a test does to this one from outside.
     package func adminConnection() throws -> PostgresConnection {
         guard let base = Self.baseURL else { throw TestDatabaseError("REMVVM_TEST_DATABASE_URL is not set") }
-        return try PostgresConnection(url: base, applicationName: "remvvm-tests")
+        return try PostgresConnection(url: base, applicationName: "remvvm-tests", timeouts: Self.timeouts)
     }
 
     /// Makes PostgreSQL refuse this database's connections and ends those open (`down`), or accept them again.
@@ -54,14 +57,14 @@ package final class TestDatabase: Sendable {
         try await waitForListeners(count, role: "listener")
     }
 
-    /// Waits (at most fifteen seconds) until `count` topic listeners are connected and listening.
+    /// Waits (at most a minute: a loaded machine starts them slowly) until `count` topic listeners are connected and listening.
     package func waitForTopicListeners(_ count: Int) async throws {
         try await waitForListeners(count, role: "topics")
     }
 
     private func waitForListeners(_ count: Int, role: String) async throws {
         let connection = try connect()
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let rows = try connection.execute(
                 """
@@ -71,11 +74,12 @@ package final class TestDatabase: Sendable {
             if try rows.int64(0, 0) >= count { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestDatabaseError("\(count) \(role) listeners did not start within fifteen seconds")
+        throw TestDatabaseError("\(count) \(role) listeners did not start within a minute")
     }
 
     deinit {
-        guard let base = Self.baseURL, let admin = try? PostgresConnection(url: base, applicationName: "remvvm-tests")
+        guard let base = Self.baseURL,
+            let admin = try? PostgresConnection(url: base, applicationName: "remvvm-tests", timeouts: Self.timeouts)
         else { return }
         _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }

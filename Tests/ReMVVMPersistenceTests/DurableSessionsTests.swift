@@ -54,8 +54,8 @@ import Testing
         let record = newRecord()
         let store = first.makeTypedStore(for: record)
         for index in 1...3 {
-            let note = IdempotentDispatch.Note(key: "k\(index)", digest: [UInt8(index)])
-            try IdempotentDispatch.$current.withValue(note) { try store.dispatch(CounterAction.Increase()) }
+            let note = CommitMetadata.Idempotency(key: "k\(index)", digest: [UInt8(index)])
+            try store.dispatch([CounterAction.Increase()], metadata: CommitMetadata(idempotency: note))
             first.recordAnswer(session: record.id, key: "k\(index)", answer: Array("answer \(index)".utf8))
         }
         // An effect's commit, or one without a key, carries none.

@@ -1,5 +1,6 @@
 import ExampleApp
 import Foundation
+import GRDB
 @_spi(ReMVVMServer) import ReMVVM
 import ReMVVMSQLite
 import Testing
@@ -63,5 +64,39 @@ import Testing
         #expect(try again.topics.publish(ChatAction.Message(from: "Bob", text: "six"), to: "chat/lobby") == 6)
         #expect(lines(store).last == "Bob: six")
         #expect(lines(store).count == 6)
+    }
+
+    /// The rows of `topic_log`, per topic.
+    func storedTopics() throws -> [String: Int] {
+        let rows = try DatabaseQueue(path: directory + "/sessions.sqlite").read { db in
+            try Row.fetchAll(db, sql: "SELECT topic, count(*) AS n FROM topic_log GROUP BY topic")
+        }
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0["topic"] as String, $0["n"] as Int) })
+    }
+
+    @Test func anIdleTopicIsDroppedFromMemoryAndItsRowsFromTheDatabase() throws {
+        var configuration = TopicConfiguration()
+        configuration.retention = .zero  // Idle as soon as nobody follows it.
+        let hub = TopicHub(configuration: configuration)
+        let app = ExampleApp.definition(topics: hub)
+        let storage = try SQLiteSessionStorage(directory: directory, logger: log.logger)
+        defer { storage.close() }
+        try hub.attach(storage, actions: app.actions)
+        let member = app.makeStore()
+        try member.dispatch(ChatAction.Join(room: "lobby", name: "Ada"))
+        for room in ["lobby", "empty"] {
+            try hub.publish(ChatAction.Message(from: "Bob", text: "hi"), to: "chat/\(room)")
+            try hub.publish(ChatAction.Message(from: "Bob", text: "again"), to: "chat/\(room)")
+        }
+        #expect(try storedTopics() == ["chat/lobby": 2, "chat/empty": 2])
+
+        #expect(try hub.tidy() == 1)
+        #expect(try storedTopics() == ["chat/lobby": 2])
+        #expect(hub.topicCount == 1)
+        // A closed (deleted) session no longer keeps its room.
+        member.close()
+        #expect(try hub.tidy() == 1)
+        #expect(try storedTopics() == [:])
+        #expect(hub.topicCount == 0)
     }
 }

@@ -1,4 +1,6 @@
 import ExampleApp
+import Foundation
+import Logging
 @_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 import Testing
@@ -86,6 +88,33 @@ import Testing
         durable.stop(snapshotting: false)
     }
 
+    /// A batch the storage refuses for its content fails the same way on every retry: after the second refusal it
+    /// is set aside (its barriers fail, its sessions are dropped), the writer stops retrying it and is healthy again.
+    @Test func aBatchRefusedTwiceForItsContentIsSetAsideNotRetriedForEver() async throws {
+        let storage = MemoryStorage()
+        let durable = sessions(storage)
+        let lost = Mutex<[String]>([])
+        durable.whenSessionsLost { ids in lost.withLock { $0 += ids } }
+        let poisoned = newRecord("poisoned")
+        let store = durable.makeTypedStore(for: poisoned)
+        #expect(await durable.durable() == nil)
+        storage.reject(poisoned.id)
+        try store.dispatch(CounterAction.Increase())
+        #expect(await durable.durable() == .rejected("injected constraint violation"))
+        // The writer's own retry (the repair) is refused too: then the batch is set aside.
+        #expect(await eventually { lost.withLock { $0 } == [poisoned.id] })
+        #expect(storage.refusals == 2)
+        #expect(!durable.isFailing)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(storage.refusals == 2, "the set-aside batch was retried")
+        // Other sessions are written as before.
+        let other = durable.makeTypedStore(for: newRecord("other"))
+        try other.dispatch(CounterAction.Increase())
+        #expect(await durable.durable() == nil)
+        #expect((try storage.load("other"))?.record.id == "other")
+        durable.stop(snapshotting: false)
+    }
+
     @Test func whenDurableAnswersAtOnceWhenNothingIsPending() async throws {
         let durable = sessions(MemoryStorage())
         #expect(await durable.durable() == nil)
@@ -98,5 +127,18 @@ import Testing
         let durable = sessions(MemoryStorage())
         durable.shutdown()
         #expect(await durable.durable() == .closed)
+    }
+
+    /// Its handler was once stored as the lock's own value and re-abstracted on every read: one more thunk per
+    /// call, until the stack overflowed (issue 44).
+    @Test func theLostSessionsHandlerCanBeCalledWithoutEnd() {
+        let writer = GroupCommitWriter(
+            storage: MemoryStorage(), snapshotEvery: 100, logger: Logger(label: "test"),
+            encode: { StoredCommit(version: $0.version, actions: Data("[]".utf8)) })
+        defer { writer.close(snapshotAll: false) }
+        let calls = Mutex(0)
+        writer.whenSessionsLost { _ in calls.withLock { $0 += 1 } }
+        for _ in 0..<200_000 { writer.tellLost(["s"]) }
+        #expect(calls.withLock { $0 } == 200_000)
     }
 }

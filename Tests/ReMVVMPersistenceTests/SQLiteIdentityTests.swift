@@ -6,7 +6,7 @@ import Testing
 
 @testable import ReMVVMSQLite
 
-/// A session's identity in the SQLite file (schema 7): written with the session, read back by `list` and `load`,
+/// A session's identity in the SQLite file (schema 6): written with the session, read back by `list` and `load`,
 /// absent (anonymous) for a session stored without one or by an older schema.
 @Suite final class SQLiteIdentityTests {
     let directory = FileManager.default.temporaryDirectory

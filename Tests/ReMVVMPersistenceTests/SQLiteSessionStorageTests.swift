@@ -28,6 +28,23 @@ import Testing
         StoredSnapshot(version: version, stateType: "App.State", stateVersion: 3, state: Data(state.utf8))
     }
 
+    /// The file holds token hashes and every session's state: only its owner may read it, whatever the umask, and
+    /// the `-wal` and `-shm` files SQLite makes beside it take its mode. A file left 0644 by an older server is
+    /// narrowed when opened.
+    @Test func theDatabaseAndItsWALAreOwnerOnly() throws {
+        func mode(_ file: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+        }
+        let storage = try open()
+        try storage.create(newRecord("a"))
+        for file in [path, path + "-wal", path + "-shm"] { #expect(try mode(file) == 0o600, "\(file)") }
+        storage.close()
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let reopened = try open()
+        #expect(try mode(path) == 0o600)
+        reopened.close()
+    }
+
     @Test func sessionsRoundTripWithTheirLogInVersionOrder() throws {
         let storage = try open()
         let record = newRecord("a")

@@ -23,7 +23,7 @@ import Testing
     }
 
     func commits(_ versions: ClosedRange<UInt64>) -> [WriterItem] {
-        versions.map { .commit(session: "s", record: CommitRecord(version: $0, actions: [Bump()]), idempotency: nil) }
+        versions.map { .commit(session: "s", record: CommitRecord(version: $0, actions: [Bump()])) }
     }
 
     /// The kinds of changes in a plan, as short names.
@@ -38,6 +38,7 @@ import Testing
             case .answer(_, let key, _): "answer \(key)"
             case .forgetKeys(_, let keeping): "keep \(keeping) keys"
             case .touch: "touch"
+            case .publish(_, let publication): "publish to \(publication.topic)"
             }
         }
     }
@@ -84,7 +85,7 @@ import Testing
         // A write failed (the database was down): both sessions wait for their repair.
         let down = ledger.plan(
             commits(1...1) + [
-                .commit(session: "t", record: CommitRecord(version: 1, actions: [Bump()]), idempotency: nil)
+                .commit(session: "t", record: CommitRecord(version: 1, actions: [Bump()]))
             ])
         ledger.failed(down)
         // The repair is refused for `s`: another node took it over meanwhile.
@@ -108,10 +109,10 @@ import Testing
 
     @Test func aKeyIsRememberedInTheTransactionOfItsCommitAndItsAnswerAfter() {
         var ledger = ledger(every: 100)
-        let note = IdempotentDispatch.Note(key: "k", digest: [1, 2])
-        let record = CommitRecord(version: 1, actions: [Bump()])
+        let note = CommitMetadata.Idempotency(key: "k", digest: [1, 2])
+        let record = CommitRecord(version: 1, actions: [Bump()], metadata: CommitMetadata(idempotency: note))
         let plan = ledger.plan([
-            .commit(session: "s", record: record, idempotency: note),
+            .commit(session: "s", record: record),
             .answer(session: "s", key: "k", answer: Data("{}".utf8)),
         ])
         #expect(kinds(plan) == ["append [1]", "remember k at 1", "answer k"])
@@ -119,9 +120,11 @@ import Testing
 
     @Test func keysOfAFailedPlanAreWrittenAgainWithTheRepair() {
         var ledger = ledger(every: 100)
-        let note = IdempotentDispatch.Note(key: "k", digest: [1, 2])
+        let note = CommitMetadata.Idempotency(key: "k", digest: [1, 2])
         let failed = ledger.plan([
-            .commit(session: "s", record: CommitRecord(version: 1, actions: []), idempotency: note)
+            .commit(
+                session: "s", record: CommitRecord(version: 1, actions: [], metadata: CommitMetadata(idempotency: note))
+            )
         ])
         ledger.failed(failed)
         #expect(kinds(ledger.plan([])) == ["remember k at 1", "create", "snapshot 99", "keep 256 keys"])
@@ -160,6 +163,39 @@ import Testing
             return nil
         }
         #expect(created == [later])
+    }
+
+    /// The outbox: a commit's topic messages go in its transaction, after its log rows and key.
+    @Test func aCommitsPublicationsAreWrittenInItsTransactionAndAgainAfterAFailure() {
+        var ledger = ledger(every: 100)
+        let note = CommitMetadata.Idempotency(key: "k", digest: [1, 2])
+        let message = TopicPublication(topic: "room", action: Bump(), encoded: Data("{}".utf8))
+        let record = CommitRecord(
+            version: 1, actions: [Bump()], publications: [message, message], metadata: CommitMetadata(idempotency: note)
+        )
+        let failed = ledger.plan([.commit(session: "s", record: record)])
+        #expect(kinds(failed) == ["append [1]", "remember k at 1", "publish to room", "publish to room"])
+        #expect(failed.publications.count == 2)
+        // The transaction failed: the commit is in memory (and in the repair's snapshot), so its messages go too.
+        ledger.failed(failed)
+        #expect(ledger.needsRepair)
+        let repair = ledger.plan([])
+        #expect(
+            kinds(repair) == [
+                "remember k at 1", "publish to room", "publish to room", "create", "snapshot 99", "keep 256 keys",
+            ])
+        #expect(!ledger.needsRepair)
+    }
+
+    @Test func theMessagesOfASessionLostToAnotherNodeAreDroppedWithItsCommits() {
+        var ledger = ledger(every: 100)
+        let message = TopicPublication(topic: "room", action: Bump(), encoded: Data("{}".utf8))
+        var plan = ledger.plan([
+            .commit(session: "s", record: CommitRecord(version: 1, actions: [Bump()], publications: [message]))
+        ])
+        #expect(ledger.drop(["s"], from: &plan) == ["s"])
+        #expect(plan.changes.isEmpty)
+        #expect(plan.publications.isEmpty)
     }
 
     /// A hand-moved clock for the ledger.

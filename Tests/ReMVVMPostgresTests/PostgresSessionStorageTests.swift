@@ -50,21 +50,25 @@ final class PostgresSessionStorageTests {
                     "idempotency", "log", "schema_version", "sessions", "snapshots", "topic_counters", "topic_messages",
                 ])
 
+        let current = Int32(PostgresSessionStorage.schemaVersion)
         // A version 1 database is migrated: its fence check then names every lost session.
         try connection.execute("UPDATE schema_version SET version = 1")
         try open().close()
-        #expect(
-            try connection.execute("SELECT version FROM schema_version").int32(0, 0)
-                == Int32(PostgresSessionStorage.schemaVersion))
+        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == current)
 
         // A version 2 database gets the topic tables.
         try connection.execute("DROP TABLE topic_counters, topic_messages")
         try connection.execute("UPDATE schema_version SET version = 2")
         try open().close()
-        #expect(
-            try connection.execute("SELECT version FROM schema_version").int32(0, 0)
-                == Int32(PostgresSessionStorage.schemaVersion))
+        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == current)
         #expect(try connection.execute("SELECT count(*) FROM topic_counters").int64(0, 0) == 0)
+
+        // A version 3 database gets the time each topic was last used (idle topics are deleted).
+        try connection.execute("ALTER TABLE topic_counters DROP COLUMN touched")
+        try connection.execute("UPDATE schema_version SET version = 3")
+        try open().close()
+        #expect(try connection.execute("SELECT version FROM schema_version").int32(0, 0) == current)
+        #expect(try connection.execute("SELECT count(touched) FROM topic_counters").int64(0, 0) == 0)
 
         try connection.execute("UPDATE schema_version SET version = 99")
         #expect {

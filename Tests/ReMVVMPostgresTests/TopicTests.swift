@@ -2,7 +2,7 @@ import ExampleApp
 import Foundation
 import HTTPTestClient
 import PostgresTestSupport
-import ReMVVM
+@_spi(ReMVVMServer) import ReMVVM
 import ReMVVMPersistence
 import Synchronization
 import Testing
@@ -186,6 +186,49 @@ final class TopicTests {
         #expect(try storage.messages(of: "t", after: 5).entries.map(\.sequence) == [6])
         #expect(try storage.messages(of: "none", after: 0) == (0, []))
     }
+
+    /// The topics with a counter row, and how many messages each keeps.
+    func storedTopics() throws -> [String: Int] {
+        let connection = try database.connect()
+        let rows = try connection.execute(
+            """
+            SELECT c.topic, (SELECT count(*) FROM topic_messages m WHERE m.topic = c.topic)::bigint
+            FROM topic_counters c
+            """)
+        var topics: [String: Int] = [:]
+        for row in 0..<rows.count { topics[try rows.text(row, 0)] = Int(try rows.int64(row, 1)) }
+        let orphans = try connection.execute(
+            "SELECT count(*)::bigint FROM topic_messages m WHERE NOT EXISTS (SELECT 1 FROM topic_counters c WHERE c.topic = m.topic)"
+        )
+        if try orphans.int64(0, 0) > 0 { topics["(orphans)"] = Int(try orphans.int64(0, 0)) }
+        return topics
+    }
+
+    @Test func anIdleTopicsCounterAndMessagesAreDeletedAndAFollowedOneKept() async throws {
+        var configuration = TopicConfiguration()
+        configuration.retention = .zero  // Idle as soon as nobody follows it.
+        let hub = TopicHub(configuration: configuration)
+        let app = ExampleApp.definition(topics: hub)
+        let storage = try PostgresSessionStorage(
+            url: database.url, node: "node-a", listensForTakeovers: false, logger: Node.quiet)
+        defer { storage.close() }
+        try hub.attach(storage, actions: app.actions)
+        let member = app.makeStore()
+        try member.dispatch(ChatAction.Join(room: "lobby", name: "Ada"))
+        for room in ["lobby", "empty"] {
+            try hub.publish(ChatAction.Message(from: "Bob", text: "hi"), to: "chat/\(room)")
+            try hub.publish(ChatAction.Message(from: "Bob", text: "again"), to: "chat/\(room)")
+        }
+        #expect(try storedTopics() == ["chat/lobby": 2, "chat/empty": 2])
+
+        #expect(try hub.tidy() == 1)
+        #expect(try storedTopics() == ["chat/lobby": 2])
+        // A closed (deleted) session no longer keeps its room; published to again, a topic starts over.
+        member.close()
+        #expect(try hub.tidy() == 1)
+        #expect(try storedTopics() == [:])
+        #expect(try hub.publish(ChatAction.Message(from: "Bob", text: "back"), to: "chat/lobby") == 1)
+    }
 }
 
 /// A chat action as the tests send it.
@@ -223,4 +266,5 @@ extension NodeClient {
         let messages = chat?["messages"] as? [[String: Any]] ?? []
         return messages.map { "\($0["from"] as? String ?? "?"): \($0["text"] as? String ?? "?")" }
     }
+
 }

@@ -143,7 +143,8 @@ struct AuthenticationTests {
     static var adminsOnlyReset: StoreDefinition<AppState> {
         StoreDefinition(
             initialState: AppState(), reducer: ExampleApp.reducer,
-            middleware: [AdminsOnlySet(), SubjectLength()] + ExampleApp.middleware, projections: ExampleApp.projections)
+            middleware: [AdminsOnlySet(), SubjectLength()] + ExampleApp.middleware, projections: ExampleApp.projections,
+            clientActions: ExampleApp.clientActions)
     }
 
     /// On `counter/decrease`, an effect sets the counter to the length of the session's subject.

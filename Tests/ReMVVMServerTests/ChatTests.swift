@@ -1,3 +1,4 @@
+import ExampleApp
 import HTTPTestClient
 @_spi(ReMVVMServer) import ReMVVM
 import ReMVVMJSON
@@ -128,6 +129,29 @@ extension EndToEnd {
             }
         }
 
+        /// Issue 44: a room nobody is in any more, with no message newer than its retention, is forgotten by the
+        /// server's housekeeper, and a deleted session no longer keeps its room.
+        @Test func theHousekeeperForgetsARoomNobodyIsIn() async throws {
+            var topics = TopicConfiguration()
+            topics.retention = .zero
+            let hub = TopicHub(configuration: topics)
+            let app = ExampleApp.definition(services: TestApp.services, topics: hub)
+            try await withTestServer(app) { server in
+                let api = try server.client()
+                let (ada, bob) = (try await api.createSession(), try await api.createSession())
+                _ = try await Self.dispatched(Self.join("left", as: "Ada"), to: ada, api: api)
+                _ = try await Self.dispatched(Self.join("deleted", as: "Bob"), to: bob, api: api)
+                _ = try await Self.dispatched(Self.post("hello"), to: ada, api: api)
+                _ = try await Self.dispatched(Self.post("hello"), to: bob, api: api)
+                #expect(hub.topicCount == 2)
+                _ = try await Self.dispatched(["type": "chat/leave"], to: ada, api: api)
+                #expect(await eventually { hub.topicCount == 1 })
+                #expect(hub.history(of: "chat/left").isEmpty)
+                #expect(try await api.delete(bob).status == 204)
+                #expect(await eventually { hub.topicCount == 0 })
+            }
+        }
+
         @Test(
             arguments: [
                 ([post("too early")], "join a room before posting"),
@@ -139,10 +163,6 @@ extension EndToEnd {
                 (
                     [join("lobby", as: "Ada"), post(String(repeating: "t", count: 1_001))],
                     "the text is longer than 1000 characters"
-                ),
-                (
-                    [["type": "chat/message", "payload": ["from": "Ada", "text": "forged"]]],
-                    "chat/message comes from a room; send chat/post"
                 ),
             ] as [([JSONValue], String)])
         func badChatActionsAreBlockedWithAReason(_ actions: [JSONValue], reason: String) async throws {

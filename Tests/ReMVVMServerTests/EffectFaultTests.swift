@@ -24,6 +24,7 @@ extension EndToEnd {
                 reducer: ExampleApp.reducer,
                 middleware: [ExplodingMiddleware(), RunawayMiddleware()] + ExampleApp.middleware,
                 projections: ExampleApp.projections,
+                clientActions: ExampleApp.clientActions + [ExplodeAction.self, RunawayAction.self],
                 services: services,
                 configuration: configuration
             )

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import MicroHTTP
 import Synchronization
@@ -23,7 +24,10 @@ struct ExchangeTests {
     }
 
     @Test func theLogLinesExchangeKeepsOnlyTheMethodAndPathOfItsRequest() {
-        let exchange = Self.exchange(logsAnswers: true, metrics: ServerMetrics(routeLabels: ["a", "b", "c", "d"])) {
+        let exchange = Self.exchange(
+            logsAnswers: true,
+            metrics: ServerMetrics(routeLabels: ["a", "b", "c", "d"], factory: NOOPMetricsHandler.instance)
+        ) {
             _ in
         }
 
@@ -44,7 +48,8 @@ struct ExchangeTests {
 
     @Test(arguments: [false, true])
     func aParkedExchangeAnswersItsResponderAndCountsTheAnswer(logsAnswers: Bool) {
-        let metrics = ServerMetrics(routeLabels: ["a", "b", "c", "d"])
+        let backend = MetricsBackend()
+        let metrics = ServerMetrics(routeLabels: ["a", "b", "c", "d"], factory: backend.factory)
         let sent = Mutex<[HTTPResponse]>([])
         let parked = Self.exchange(logsAnswers: logsAnswers, metrics: metrics) { response in
             sent.withLock { $0.append(response) }
@@ -56,7 +61,7 @@ struct ExchangeTests {
 
         let responses = sent.withLock { $0 }
         #expect(responses.map(\.status) == [200])
-        let counted = metrics.render(gauges: []).split(separator: "\n").filter {
+        let counted = backend.text.split(separator: "\n").filter {
             $0.hasPrefix("remvvm_http_requests_total{") && $0.contains(#"route="d""#)
         }
         #expect(counted == [#"remvvm_http_requests_total{route="d",status="200"} 1"#])
@@ -64,7 +69,10 @@ struct ExchangeTests {
 
     @Test func aParkedExchangesProblemCarriesTheCommonHeaders() {
         let sent = Mutex<HTTPResponse?>(nil)
-        let parked = Self.exchange(logsAnswers: false, metrics: ServerMetrics(routeLabels: ["a", "b", "c", "d"])) {
+        let parked = Self.exchange(
+            logsAnswers: false,
+            metrics: ServerMetrics(routeLabels: ["a", "b", "c", "d"], factory: NOOPMetricsHandler.instance)
+        ) {
             response in sent.withLock { $0 = response }
         }.parked
 

@@ -94,4 +94,24 @@ struct IdempotencyCacheTests {
         if case .mismatch = decision { return true }
         return false
     }
+
+    @Test func aKeptAnswerDropsItsViewsAndAReplayCanPutThemBack() throws {
+        let whole = Array(
+            #"{"results":["applied",{"blocked":"no, \"views\":{} here"}],"version":"e.7","views":{"big":{"x":"y"}}}"#
+                .utf8)
+        let kept = IdempotencyCache.compact(whole, limit: 4096)
+        #expect(
+            String(decoding: kept, as: UTF8.self)
+                == #"{"results":["applied",{"blocked":"no, \"views\":{} here"}],"version":"e.7","views":{}}"#)
+        let prefix = try #require(IdempotencyCache.viewlessPrefix(kept))
+        #expect(String(decoding: prefix, as: UTF8.self).hasSuffix(#""version":"e.7","views":{"#))
+        #expect(IdempotencyCache.viewlessPrefix(whole) == nil, "an answer kept whole replays as it is")
+    }
+
+    @Test func aBatchWhoseResultsPassTheLimitKeepsOnlyItsVersion() {
+        let results = Array(repeating: #""applied""#, count: 1_000).joined(separator: ",")
+        let whole = Array(#"{"results":[\#(results)],"version":"e.9","views":{"a":1}}"#.utf8)
+        let kept = IdempotencyCache.compact(whole, limit: 4096)
+        #expect(String(decoding: kept, as: UTF8.self) == #"{"results":[],"version":"e.9","views":{}}"#)
+    }
 }

@@ -44,13 +44,13 @@ struct OpenAPIDescriptionTests {
     @Test func everyOperationDocumentsItsSuccessAndItsProblems() throws {
         let description = try OpenAPIDescription.load()
         let required: [(method: String, path: String, statuses: [Int])] = [
-            ("post", "/v1/sessions", [201, 431, 503]),
-            ("get", "/v1/sessions/{id}", [200, 304, 400, 404, 431]),
-            ("delete", "/v1/sessions/{id}", [204, 403, 404, 431]),
-            ("post", "/v1/sessions/{id}/actions", [200, 400, 403, 404, 409, 412, 413, 415, 422, 431]),
-            ("get", "/v1/sessions/{id}/poll", [200, 400, 404, 429, 431]),
-            ("get", "/v1/sessions/{id}/events", [200, 204, 400, 429, 431]),
-            ("get", "/healthz", [200]), ("get", "/metrics", [200]),
+            ("post", "/v1/sessions", [201, 401, 403, 429, 431, 503]),
+            ("get", "/v1/sessions/{id}", [200, 304, 400, 401, 404, 431]),
+            ("delete", "/v1/sessions/{id}", [204, 401, 403, 404, 431]),
+            ("post", "/v1/sessions/{id}/actions", [200, 400, 401, 403, 404, 409, 412, 413, 415, 422, 431]),
+            ("get", "/v1/sessions/{id}/poll", [200, 400, 401, 404, 429, 431]),
+            ("get", "/v1/sessions/{id}/events", [200, 204, 400, 401, 429, 431]),
+            ("get", "/healthz", [200]), ("get", "/metrics", [200, 404]),
             ("get", "/", [200]), ("get", "/{file}", [200, 404]),
         ]
         for (method, path, statuses) in required {
@@ -68,7 +68,8 @@ struct OpenAPIDescriptionTests {
         for needle in [
             "scheme: bearer", "in: cookie", "name: remvvm_token",
             "Idempotency-Key", "If-Match", "If-None-Match", "Last-Event-ID", "Store-Version", "ETag", "Location",
-            "Set-Cookie", "Retry-After", "application/problem+json", "text/event-stream",
+            "Set-Cookie", "Retry-After", "WWW-Authenticate", "sendableTypes", "application/problem+json",
+            "text/event-stream",
             "currentVersion", "actionType", "field", "index", "$response.body#/id", "$response.body#/token",
         ] {
             #expect(text.contains(needle), "openapi.yaml lacks \(needle)")

@@ -19,7 +19,7 @@ struct SessionRegistryTests {
     /// Whether the session's store was closed (ended sessions close theirs).
     private static func isClosed(_ session: Session) -> Bool {
         do {
-            _ = try session.store.dispatch([], views: .none, expectedVersion: nil)
+            _ = try session.store.dispatch([], views: .none, expectedVersion: nil, metadata: CommitMetadata())
             return false
         } catch {
             return error.isClosed
@@ -76,8 +76,8 @@ struct SessionRegistryTests {
         let start = Session.now()
         let sessions = (0..<200).compactMap { _ in registry.create() }
         #expect(sessions.count == 200)
-        #expect(registry.expire(now: start + Self.minute / 2) == 0)
-        #expect(registry.expire(now: start + 2 * Self.minute) == 200)
+        #expect(registry.expire(now: start + Self.minute / 2).expired == 0)
+        #expect(registry.expire(now: start + 2 * Self.minute).expired == 200)
         #expect(registry.count == 0)
         #expect(registry.all.isEmpty)
         #expect(sessions.allSatisfy(Self.isClosed))
@@ -91,7 +91,7 @@ struct SessionRegistryTests {
         let start = Session.now()
         let sessions = (0..<100).compactMap { _ in registry.create() }
         for second in 0..<30 {
-            #expect(registry.expire(now: start + Int64(second) * 1_000_000_000) == 0)
+            #expect(registry.expire(now: start + Int64(second) * 1_000_000_000).expired == 0)
         }
         #expect(registry.scheduledCount == sessions.count)
         #expect(registry.count == sessions.count)
@@ -105,12 +105,12 @@ struct SessionRegistryTests {
         let used = try #require(registry.create())
         let unused = try #require(registry.create())
         used.touch(at: start + Self.minute / 2)
-        #expect(registry.expire(now: start + Self.minute + 2_000_000_000) == 1)
+        #expect(registry.expire(now: start + Self.minute + 2_000_000_000).expired == 1)
         #expect(Self.isClosed(unused))
         #expect(!Self.isClosed(used))
         #expect(registry.scheduledCount == 1)  // Filed again, for a TTL after its use.
-        #expect(registry.expire(now: start + Self.minute * 3 / 2 - 1_000_000_000) == 0)
-        #expect(registry.expire(now: start + Self.minute * 3 / 2 + 2_000_000_000) == 1)
+        #expect(registry.expire(now: start + Self.minute * 3 / 2 - 1_000_000_000).expired == 0)
+        #expect(registry.expire(now: start + Self.minute * 3 / 2 + 2_000_000_000).expired == 1)
         #expect(Self.isClosed(used))
         #expect(registry.count == 0)
     }
@@ -122,14 +122,36 @@ struct SessionRegistryTests {
         let start = Session.now()
         let session = try #require(registry.create())
         session.parkedPolls.add(1, ordering: .relaxed)
-        #expect(registry.expire(now: start + 2 * Self.minute) == 0)
+        #expect(registry.expire(now: start + 2 * Self.minute).expired == 0)
         #expect(registry.count == 1)
-        #expect(registry.expire(now: start + 3 * Self.minute) == 0)  // Filed a TTL after it was found waited on.
+        // Filed a TTL after it was found waited on.
+        #expect(registry.expire(now: start + 3 * Self.minute).expired == 0)
         session.touch(at: start + 3 * Self.minute + Self.minute / 2)  // The wait ended: a use.
         session.parkedPolls.subtract(1, ordering: .relaxed)
-        #expect(registry.expire(now: start + 4 * Self.minute) == 0)
-        #expect(registry.expire(now: start + 5 * Self.minute) == 1)
+        #expect(registry.expire(now: start + 4 * Self.minute).expired == 0)
+        #expect(registry.expire(now: start + 5 * Self.minute).expired == 1)
         #expect(Self.isClosed(session))
+    }
+
+    /// A session no request used after its creation ends after the unused-session TTL; one a request used is filed
+    /// again and lasts the full TTL after that use.
+    @Test func aNeverUsedSessionEndsAfterTheUnusedTTLAndAUsedOneAfterTheTTL() throws {
+        let definition = TestApp.definition()
+        let registry = SessionRegistry(limit: 10, idempotencyLimit: 8, ttl: .seconds(30 * 60), unusedTTL: .seconds(60))
+        {
+            definition.makeStore()
+        }
+        let start = Session.now()
+        let unused = try #require(registry.create())
+        let used = try #require(registry.create())
+        used.touch(at: start + 1_000_000_000)
+        #expect(registry.expire(now: start + Self.minute / 2) == (0, 0))
+        #expect(registry.expire(now: start + Self.minute + 2_000_000_000) == (1, 1))
+        #expect(Self.isClosed(unused))
+        #expect(!Self.isClosed(used))
+        #expect(registry.expire(now: start + 30 * Self.minute).expired == 0)
+        #expect(registry.expire(now: start + 31 * Self.minute + 2_000_000_000) == (1, 0))
+        #expect(Self.isClosed(used))
     }
 
     /// A deleted session's filing finds nothing when its second comes, and is dropped.
@@ -139,7 +161,7 @@ struct SessionRegistryTests {
         let session = try #require(registry.create())
         #expect(registry.remove(id: session.id) === session)
         #expect(registry.scheduledCount == 1)
-        #expect(registry.expire(now: start + 2 * Self.minute) == 0)
+        #expect(registry.expire(now: start + 2 * Self.minute).expired == 0)
         #expect(registry.scheduledCount == 0)
     }
 

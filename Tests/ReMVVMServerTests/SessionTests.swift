@@ -80,7 +80,7 @@ extension EndToEnd {
             }
         }
 
-        @Test func unknownIdWrongTokenAndMissingTokenGetTheSame404() async throws {
+        @Test func unknownIdWrongTokenAndAMalformedAuthorizationGetTheSame404() async throws {
             try await withTestServer { server in
                 let api = try server.client()
                 let session = try await api.createSession()
@@ -88,9 +88,9 @@ extension EndToEnd {
                     "GET", "/v1/sessions/00000000000000000000000000000000", headers: [session.bearer])
                 let wrongToken = try await api.request(
                     "GET", session.path, headers: [("Authorization", "Bearer \(String(repeating: "f", count: 32))")])
-                let missingToken = try await api.request("GET", session.path)
+                let wrongCookie = try await api.request("GET", session.path, headers: [("Cookie", "remvvm_token=f00")])
                 let notBearer = try await api.request("GET", session.path, headers: [("Authorization", "Basic abc")])
-                for response in [unknownID, wrongToken, missingToken, notBearer] {
+                for response in [unknownID, wrongToken, wrongCookie, notBearer] {
                     #expect(response.status == 404)
                     #expect(response.header("Content-Type") == "application/problem+json")
                     #expect(response.body == unknownID.body)
@@ -107,6 +107,34 @@ extension EndToEnd {
                         body: Array(#"{"type":"counter/increase"}"#.utf8))
                     #expect(response.status == 404)
                 }
+            }
+        }
+
+        /// A request with no credentials at all is told how to authenticate, on every session route and whether
+        /// the session exists or not (so it tells nothing about which do).
+        @Test func noCredentialsAtAllGet401WithBearerOnEverySessionRoute() async throws {
+            try await withTestServer { server in
+                let api = try server.client()
+                let session = try await api.createSession()
+                let json = [("Content-Type", "application/json")]
+                let body = TestActions.increase.serialized()
+                for path in [session.path, "/v1/sessions/00000000000000000000000000000000", "/v1/sessions/nope"] {
+                    for (method, route) in [
+                        ("GET", ""), ("DELETE", ""), ("POST", "/actions"), ("GET", "/poll"), ("GET", "/events"),
+                    ] {
+                        let response = try await api.request(
+                            method, path + route, headers: method == "POST" ? json : [],
+                            body: method == "POST" ? body : [])
+                        #expect(response.status == 401, "\(method) \(path)\(route)")
+                        #expect(response.header("WWW-Authenticate") == "Bearer")
+                        let problem = try response.json()
+                        #expect(problem["type"] == "/problems/missing-credentials")
+                        #expect(problem["detail"]?.stringValue?.contains("Authorization: Bearer <token>") == true)
+                    }
+                }
+                let after = try await api.read(session)
+                #expect(after.status == 200)
+                #expect(try after.json()["version"]?.stringValue == session.version)
             }
         }
 

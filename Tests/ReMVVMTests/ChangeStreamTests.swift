@@ -1,5 +1,3 @@
-import Dispatch
-import Glibc
 @_spi(ReMVVMServer) import ReMVVM
 import Synchronization
 import Testing
@@ -127,8 +125,7 @@ struct ChangeStreamTests {
         #expect(store.cancelWait(tokens[0]))
         try store.dispatch(Increment())
         #expect(!store.cancelWait(tokens[1]), "already taken by the dispatch")
-        // A fan-out this large is woken on a background thread, right after the dispatch.
-        #expect(waitUntil { woken.count >= 999 })
+        // With the default scheduler, even a fan-out this large is woken before the dispatch returns.
         #expect(woken.count == 999)
     }
 
@@ -143,35 +140,49 @@ struct ChangeStreamTests {
         #expect(woken.count == 64)
     }
 
-    @Test func aLargeFanOutDoesNotHoldUpTheDispatcher() throws {
-        let store = makeDefinition().makeStore()
+    @Test func aLargeFanOutIsHandedToTheSchedulerAndDoesNotHoldUpTheDispatcher() throws {
+        let scheduler = QueueScheduler()
+        var configuration = StoreConfiguration()
+        configuration.scheduler = scheduler
+        let store = makeDefinition(configuration: configuration).makeStore()
         let counter = try store.viewSet(named: ["counter"]).get()
-        let returned = DispatchSemaphore(value: 0)
-        let woken = Counter()
-        let handlerWaitedInVain = Counter()
+        let woken = Locked<[StoreChange]>([])
         for _ in 0..<65 {
-            _ = store.waitForChange(after: 0, views: counter) { change in
-                #expect(change == .changed(version: 1, views: counter))
-                // The first handler waits for the dispatch to return, which it only can if it runs elsewhere.
-                if woken.count == 0, returned.wait(timeout: .now() + 5) == .timedOut { handlerWaitedInVain.increment() }
-                woken.increment()
-            }
+            _ = store.waitForChange(after: 0, views: counter) { change in woken.withLock { $0.append(change) } }
         }
         try store.dispatch(Increment())
-        returned.signal()
-        #expect(waitUntil { woken.count >= 65 })
-        #expect(woken.count == 65)
-        #expect(handlerWaitedInVain.count == 0, "the handlers ran on the dispatcher's thread")
+        // The dispatch returned without running a handler: the whole fan-out is one job of the scheduler's.
+        #expect(woken.current.isEmpty)
+        #expect(scheduler.count == 1)
+        #expect(store.parkedWaiters == 0)
+        #expect(scheduler.runAll() == 1)
+        #expect(woken.current == Array(repeating: .changed(version: 1, views: counter), count: 65))
     }
 
-    /// Polls `condition` for up to ten seconds.
-    private func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(1_000)
+    @Test func aSchedulerThatDeclinesLeavesTheFanOutToTheDispatcher() throws {
+        let store = makeDefinition().makeStore()  // InlineScheduler, which declines every job.
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let woken = Counter()
+        for _ in 0..<65 {
+            _ = store.waitForChange(after: 0, views: counter, handler: { _ in woken.increment() })
         }
-        return true
+        try store.dispatch(Increment())
+        #expect(woken.count == 65)
+    }
+
+    @Test func aSmallFanOutIsNeverOfferedToTheScheduler() throws {
+        let scheduler = QueueScheduler()
+        var configuration = StoreConfiguration()
+        configuration.scheduler = scheduler
+        let store = makeDefinition(configuration: configuration).makeStore()
+        let counter = try store.viewSet(named: ["counter"]).get()
+        let woken = Counter()
+        for _ in 0..<64 {
+            _ = store.waitForChange(after: 0, views: counter, handler: { _ in woken.increment() })
+        }
+        try store.dispatch(Increment())
+        #expect(woken.count == 64)
+        #expect(scheduler.count == 0)
     }
 
     @Test func closeWakesWaitersWithClosed() throws {

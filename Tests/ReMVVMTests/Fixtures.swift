@@ -134,3 +134,33 @@ func parkRecorder(on store: Store<TestState>, views: ViewSet, after version: UIn
     else { throw TestFailure() }
     return woken
 }
+
+/// A scheduler the test owns: it keeps every job offered until the test runs them (``runAll()``), so a test sees
+/// what was handed off and when it runs.
+final class QueueScheduler: WorkScheduler {
+    /// A job, boxed so that moving it through the lock does not wrap the closure again.
+    private struct Job {
+        let run: @Sendable () -> Void
+    }
+
+    private let jobs = Mutex<[Job]>([])
+
+    func offer(_ job: @escaping @Sendable () -> Void) -> Bool {
+        jobs.withLock { $0.append(Job(run: job)) }
+        return true
+    }
+
+    /// How many jobs wait.
+    var count: Int { jobs.withLock { $0.count } }
+
+    /// Runs the jobs in the order they were offered, and those they offer, until none is left; returns how many ran.
+    @discardableResult
+    func runAll() -> Int {
+        var ran = 0
+        while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            job.run()
+            ran += 1
+        }
+        return ran
+    }
+}

@@ -154,10 +154,10 @@ private final class ListOnlyStore: ProjectedStore {
 
     func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> { base.viewSet(named: names) }
 
-    func dispatch(_ actions: [any StoreAction], views: ViewSet, expectedVersion: UInt64?) throws(StoreError)
-        -> DispatchOutcome
-    {
-        try base.dispatch(actions, views: views, expectedVersion: expectedVersion)
+    func dispatch(
+        _ actions: [any StoreAction], views: ViewSet, expectedVersion: UInt64?, metadata: CommitMetadata
+    ) throws(StoreError) -> DispatchOutcome {
+        try base.dispatch(actions, views: views, expectedVersion: expectedVersion, metadata: metadata)
     }
 
     func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) { base.views(views) }

@@ -30,6 +30,16 @@ import Testing
         #expect(records.current == [2])
     }
 
+    @Test func theDispatchersMetadataReachesTheCommitListenersWithItsCommitOnly() throws {
+        let store = makeDefinition().makeStore()
+        let records = Locked<[CommitMetadata]>([])
+        store.onCommit { record in records.withLock { $0.append(record.metadata) } }
+        let keyed = CommitMetadata(idempotency: .init(key: "k1", digest: [1, 2, 3]))
+        try store.dispatch([Increment()], metadata: keyed)
+        try store.dispatch(Increment())
+        #expect(records.current == [keyed, CommitMetadata()])
+    }
+
     @Test(arguments: [0, 2, 5] as [UInt64])
     func replayRefusesAnythingButTheNextVersion(version: UInt64) throws {
         let store = makeDefinition().makeStore(state: TestState(counter: 7), version: 0)

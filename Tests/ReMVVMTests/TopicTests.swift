@@ -1,4 +1,6 @@
+import Foundation
 @_spi(ReMVVMServer) import ReMVVM
+import ReMVVMTesting
 import Synchronization
 import Testing
 
@@ -86,8 +88,7 @@ enum RoomApp {
     }
 }
 
-/// Waits, with a deadline, until `condition` holds of the store's state (deliveries beyond one pass, and
-/// fan-outs over 64 sessions, finish on background threads).
+/// Waits, with a deadline, until `condition` holds of the store's state (deliveries from other threads).
 func eventually(
     _ store: Store<RoomState>, timeout: Duration = .seconds(10), _ condition: (RoomState) -> Bool
 ) async -> Bool {
@@ -306,13 +307,56 @@ struct TopicTests {
         try store.dispatch(EnterRoom(room: "r"))
         #expect(await eventually(store) { $0.heard.count == 100 })
         #expect(store.state.heard == (1...100).map(String.init))
-        // One commit per pass of at most 10 messages, the first on the joining thread, the others deferred:
-        // a dispatch never waits behind more than one pass.
+        // One commit per pass of at most 10 messages; with the default scheduler all of them on the joining
+        // thread, one after another.
         #expect(store.version == 1 + 10)
         let statistics = app.topics.statistics
         #expect(statistics.passes == 10)
         #expect(statistics.deferredPasses == 9)
         #expect(statistics.delivered == 100)
+    }
+
+    @Test func passesAfterTheFirstAreOfferedToTheHubsSchedulerOneAtATime() throws {
+        var configuration = TopicConfiguration()
+        configuration.retainedMessages = 100
+        configuration.maxDeliveriesPerPass = 10
+        let hub = TopicHub(configuration: configuration)
+        let scheduler = QueueScheduler()
+        hub.schedulePasses(on: scheduler)
+        let app = RoomApp.definition(hub: hub)
+        for index in 1...100 { try app.topics.publish(Heard(text: "\(index)"), to: "r") }
+        let store = app.makeStore()
+        try store.dispatch(EnterRoom(room: "r"))
+        // The joining dispatch ran one pass; the next one waits in the scheduler, which holds one job per inbox.
+        #expect(store.state.heard == (1...10).map(String.init))
+        #expect(scheduler.count == 1)
+        #expect(scheduler.runAll() == 9)
+        #expect(store.state.heard == (1...100).map(String.init))
+        #expect(store.version == 1 + 10)
+        #expect(app.topics.statistics.deferredPasses == 9)
+    }
+
+    @Test func aFanOutBeyond64SubscribersIsOfferedInChunksOf64() throws {
+        let hub = TopicHub()
+        let scheduler = QueueScheduler()
+        hub.schedulePasses(on: scheduler)
+        let app = RoomApp.definition(hub: hub)
+        let members = (0..<130).map { _ in app.makeStore() }
+        for member in members { try member.dispatch(EnterRoom(room: "big")) }
+        try app.topics.publish(Heard(text: "to all"), to: "big")
+        // Nothing delivered on the publishing thread: 64 + 64 + 2 inboxes, one job each.
+        #expect(members.allSatisfy { $0.state.heard.isEmpty })
+        #expect(scheduler.count == 3)
+        #expect(scheduler.runAll() == 3)
+        #expect(members.allSatisfy { $0.state.heard == ["to all"] })
+    }
+
+    @Test func withTheDefaultSchedulerALargeFanOutIsDeliveredBeforeThePublishReturns() throws {
+        let app = RoomApp.definition()
+        let members = (0..<130).map { _ in app.makeStore() }
+        for member in members { try member.dispatch(EnterRoom(room: "big")) }
+        try app.topics.publish(Heard(text: "to all"), to: "big")
+        #expect(members.allSatisfy { $0.state.heard == ["to all"] })
     }
 
     @Test func aStoreWithoutSubscriptionsFollowsNoTopicAndAClosedStoreLeavesItsTopics() throws {
@@ -326,5 +370,103 @@ struct TopicTests {
         #expect(app.topics.subscriberCount(of: "r") == 0)
         try app.topics.publish(Heard(text: "late"), to: "r")
         #expect(store.state.heard.isEmpty)
+    }
+}
+
+@Suite("Topic retention")
+struct TopicRetentionTests {
+    private static func hub(_ clock: TestClock, retention: Duration = .seconds(60)) -> TopicHub {
+        var configuration = TopicConfiguration()
+        configuration.retention = retention
+        return TopicHub(configuration: configuration, clock: clock)
+    }
+
+    @Test func aTopicWithNoSubscriberAndNoRecentMessageIsDroppedAndStartsOver() throws {
+        let clock = TestClock()
+        let app = RoomApp.definition(hub: Self.hub(clock))
+        let member = app.makeStore()
+        try member.dispatch(EnterRoom(room: "followed"))
+        try app.topics.publish(Heard(text: "one"), to: "followed")
+        try app.topics.publish(Heard(text: "one"), to: "idle")
+        try app.topics.publish(Heard(text: "two"), to: "idle")
+        clock.advance(by: .seconds(59))
+        #expect(app.topics.sweep().dropped.isEmpty)
+        #expect(app.topics.topicCount == 2)
+
+        clock.advance(by: .seconds(1))
+        let swept = app.topics.sweep()
+        #expect(swept.dropped == [TopicSweep.Dropped(topic: "idle", last: 2)])
+        #expect(swept.followed == ["followed"])
+        #expect(app.topics.topicCount == 1)
+        #expect(app.topics.history(of: "idle").isEmpty)
+        #expect(app.topics.statistics.dropped == 1)
+        // Published to again, it starts over; a subscriber keeps a topic however old its last message.
+        #expect(try app.topics.publish(Heard(text: "again"), to: "idle") == 1)
+        clock.advance(by: .seconds(3600))
+        #expect(app.topics.sweep().dropped.map(\.topic) == ["idle"])
+        #expect(app.topics.history(of: "followed").count == 1)
+        #expect(try app.topics.publish(Heard(text: "two"), to: "followed") == 2)
+        #expect(member.state.heard == ["one", "two"])
+    }
+
+    @Test func aMessageNewerThanTheRetentionKeepsATopicWithoutSubscribers() throws {
+        let clock = TestClock()
+        let hub = Self.hub(clock)
+        try hub.publish(Heard(text: "old"), to: "room")
+        clock.advance(by: .seconds(50))
+        try hub.publish(Heard(text: "new"), to: "room")
+        clock.advance(by: .seconds(50))
+        #expect(hub.sweep().dropped.isEmpty)
+        clock.advance(by: .seconds(10))
+        #expect(hub.sweep().dropped == [TopicSweep.Dropped(topic: "room", last: 2)])
+    }
+
+    @Test func aClosedOrDepartedSessionNoLongerKeepsItsRoomAlive() throws {
+        let clock = TestClock()
+        let app = RoomApp.definition(hub: Self.hub(clock))
+        let (ada, bob) = (app.makeStore(), app.makeStore())
+        try ada.dispatch(EnterRoom(room: "a"))
+        try bob.dispatch(EnterRoom(room: "b"))
+        clock.advance(by: .seconds(120))
+        #expect(app.topics.sweep().dropped.isEmpty)
+        ada.close()  // A deleted session's store is closed.
+        try bob.dispatch(ExitRoom(room: "b"))
+        #expect(Set(app.topics.sweep().dropped.map(\.topic)) == ["a", "b"])
+        #expect(app.topics.topicCount == 0)
+        // Joining again makes the topic anew.
+        try bob.dispatch(EnterRoom(room: "b"))
+        #expect(try app.topics.publish(Heard(text: "hi"), to: "b") == 1)
+        #expect(bob.state.heard == ["hi"])
+    }
+
+    @Test func tidyHandsTheDroppedTopicsToTheLogOutsideAnyLock() throws {
+        let clock = TestClock()
+        let hub = Self.hub(clock)
+        let log = ForgettingLog()
+        try hub.attach(log, actions: RoomApp.reducer.actions)
+        try hub.publish(Heard(text: "x"), to: "room")
+        #expect(try hub.tidy() == 0)
+        clock.advance(by: .seconds(60))
+        #expect(try hub.tidy() == 1)
+        #expect(log.forgotten.withLock { $0 } == [TopicSweep(dropped: [.init(topic: "room", last: 1)])])
+    }
+}
+
+/// A topic log in memory that records what it was told to forget.
+final class ForgettingLog: TopicLog {
+    let forgotten = Mutex<[TopicSweep]>([])
+    private let last = Mutex<[String: UInt64]>([:])
+
+    func retainedTopicMessages() throws -> [TopicLogEntry] { [] }
+
+    func append(topic: String, action: Data, retaining: Int) throws -> UInt64 {
+        last.withLock { last in
+            last[topic, default: 0] += 1
+            return last[topic, default: 0]
+        }
+    }
+
+    func forget(_ sweep: TopicSweep, retention: Duration) throws {
+        forgotten.withLock { $0.append(sweep) }
     }
 }

@@ -2,7 +2,7 @@
 """Cluster tests: three remvvm-server nodes on one PostgreSQL behind nginx, all started by
 scripts/cluster on 127.0.0.1 in a directory of their own, driven over real HTTP.
 
-    python3 Tests/cluster/cluster_test.py [kill9] [sigstop] [postgres] [rolling] [chat]   (default: all five)
+    python3 Tests/cluster/cluster_test.py [kill9] [sigstop] [postgres] [rolling] [chat] [chatkill]   (default: all six)
 
 REMVVM_SERVER_BIN names the server binary (default .build/debug/remvvm-server).
 Each scenario starts its own cluster and stops it; a failure prints what was seen and the tails of the logs, and the
@@ -765,8 +765,82 @@ def scenario_chat(cluster):
             f"one on node-1 in {local_median:.1f} ms (worst {local_worst:.1f})")
 
 
+def scenario_chatkill(cluster):
+    """Issue 45: every member posts (each post with an Idempotency-Key, retried with it until acknowledged) while the
+    node holding some of the posters is killed with kill -9: a message is written in its poster's transaction, so
+    a retry on the node that takes the poster over replays it or posts it once. Every view holds each message
+    once, in one order."""
+    front = Http(cluster.port)
+    members = []
+    owners = {}
+    while len(members) < 12:
+        s = create_session(front)
+        check(dispatch_action(front, s, {"type": "chat/join", "payload": {"room": "crash", "name": f"m{len(members)}"}})
+              == ["applied"], f"join: {s.problems}")
+        s.name = f"m{len(members)}"
+        members.append(s)
+        owners = cluster.owners()
+        held = {owners.get(m.id) for m in members} - {None}
+        if len(members) >= 6 and len(held) >= 2:
+            break
+    held = collections.Counter(owners.get(m.id) for m in members if owners.get(m.id))
+    check(len(held) >= 2, f"the members are all on one node: {held}")
+    victim = held.most_common()[0][0]  # the node holding the most posters
+    on_victim = [m for m in members if owners.get(m.id) == victim]
+    each = max(40 // len(members), 2)  # the chat view keeps the last 50
+    posted = {m.name: [] for m in members}
+    started = threading.Barrier(len(members) + 1)
+
+    def post(member):
+        http = Http(cluster.port)
+        started.wait(10)
+        for n in range(each):
+            text = f"{member.name}-{n}"
+            if dispatch_action(http, member, {"type": "chat/post", "payload": {"text": text}}) == ["applied"]:
+                posted[member.name].append(f"{member.name}: {text}")
+        http.close()
+
+    threads = [threading.Thread(target=post, args=(m,)) for m in members]
+    for t in threads:
+        t.start()
+    started.wait(10)
+    time.sleep(0.05)  # Posts in flight on every node.
+    cluster.kill9(victim)
+    killed_at = time.monotonic()
+    for t in threads:
+        t.join(timeout=90)
+    problems = [p for m in members for p in m.problems]
+    expected_count = sum(len(v) for v in posted.values())
+    views = {}
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        views = {m.name: chat_lines(front, m) for m in members}
+        if all(len(v) >= expected_count for v in views.values()):
+            break
+        time.sleep(0.2)
+    caught_up = time.monotonic() - killed_at
+    reference = views[members[0].name]
+    for name, view in views.items():
+        if len(set(view)) != len(view):
+            problems.append(f"{name}'s view repeats a message: "
+                            f"{[l for l, c in collections.Counter(view).items() if c > 1][:5]}")
+        if view != reference:
+            problems.append(f"{name}'s view differs from {members[0].name}'s: {view} against {reference}")
+    for poster, lines in posted.items():
+        mine = [l for l in reference if l.startswith(f"{poster}: ")]
+        if mine != lines:
+            problems.append(f"{poster}'s acknowledged posts {lines}, in the views {mine}")
+    if len(reference) != expected_count or expected_count != len(members) * each:
+        problems.append(f"{len(members) * each} posts sent, {expected_count} acknowledged, the views hold "
+                        f"{len(reference)}")
+    check(not problems, f"{len(problems)} problems: " + "; ".join(problems[:8]))
+    return (f"{len(members)} members on nodes {dict(held)} posted {expected_count} keyed messages; node-{victim} "
+            f"killed with {len(on_victim)} of them mid-post; every view holds each message once, in one order, "
+            f"{caught_up * 1000:.0f} ms after the kill")
+
+
 SCENARIOS = {"kill9": scenario_kill9, "sigstop": scenario_sigstop, "postgres": scenario_postgres,
-             "rolling": scenario_rolling, "chat": scenario_chat}
+             "rolling": scenario_rolling, "chat": scenario_chat, "chatkill": scenario_chatkill}
 
 
 def main():

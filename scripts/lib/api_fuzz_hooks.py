@@ -131,26 +131,29 @@ def _without_credentials(response):
 
 @schemathesis.check
 def session_route_needs_its_token(ctx, response, case):
-    """A session route's success needs the session's own token; anything else is a 404 (204 on /events)."""
+    """A session route's success needs the session's own token: without any credentials a request gets 401 with
+    `WWW-Authenticate: Bearer`, with wrong ones a 404 (204 on /events)."""
     if not _is_session_route(case) or not 200 <= response.status_code < 300:
         return None
-    refused = 204 if case.operation.path.endswith("/events") else 404
+    wrong = 204 if case.operation.path.endswith("/events") else 404
     method = response.request.method
     path = _path_and_query(response)
     body = response.request.body
     base = _without_credentials(response)
     probes = {
-        "no credentials": base,
-        "another token": {**base, "Authorization": f"Bearer {WRONG_TOKEN}"},
-        "another cookie": {**base, "Cookie": f"remvvm_token={WRONG_TOKEN}"},
-        "a malformed Authorization": {**base, "Authorization": "Basic Zm9vOmJhcg=="},
+        "no credentials": (base, 401),
+        "another token": ({**base, "Authorization": f"Bearer {WRONG_TOKEN}"}, wrong),
+        "another cookie": ({**base, "Cookie": f"remvvm_token={WRONG_TOKEN}"}, wrong),
+        "a malformed Authorization": ({**base, "Authorization": "Basic Zm9vOmJhcg=="}, wrong),
     }
-    for name, headers in probes.items():
-        status, _, content = _request(method, path, headers, body)
+    for name, (headers, refused) in probes.items():
+        status, answer, content = _request(method, path, headers, body)
         if status != refused:
             raise AssertionError(
                 f"{method} {path} with {name} answered {status}, not {refused}: {content[:200]!r}"
             )
+        if status == 401 and answer.get("WWW-Authenticate") != "Bearer":
+            raise AssertionError(f"{method} {path} with {name}: 401 without WWW-Authenticate: Bearer")
     return None
 
 

@@ -8,9 +8,14 @@ public enum ChatMiddleware {
     public static let maxNameLength = 64
     /// The longest post, in characters.
     public static let maxTextLength = 1_000
+    /// A room or a name: 64 characters, 256 bytes (four per character, as most scripts and emoji need).
+    public static let nameLimit = TextLimit(characters: maxNameLength, bytes: 256)
+    /// A post: 1,000 characters, 8,000 bytes (eight per character, room for accents and emoji sequences). A room
+    /// keeps ``ChatState/messageLimit`` posts, so the chat view stays under half a megabyte.
+    public static let textLimit = TextLimit(characters: maxTextLength, bytes: 8_000)
 
     /// Every chat middleware, in order.
-    public static let all: [any Middleware<AppState>] = [Join(), Post(), Received()]
+    public static let all: [any Middleware<AppState>] = [Join(), Post()]
 
     /// Blocks a join with an empty or over-long room or name, or a room that cannot be a topic name. A signed-in
     /// session joins under its identity's name (its `name` claim, else its subject), whatever name it sends.
@@ -26,8 +31,8 @@ public enum ChatMiddleware {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             for (what, value) in [("room", room), ("name", name)] {
                 guard !value.isEmpty else { return .block(reason: "the \(what) is required") }
-                guard value.count <= ChatMiddleware.maxNameLength else {
-                    return .block(reason: "the \(what) is longer than \(ChatMiddleware.maxNameLength) characters")
+                if let reason = ChatMiddleware.nameLimit.violation(in: value, named: what) {
+                    return .block(reason: reason)
                 }
             }
             do {
@@ -50,8 +55,8 @@ public enum ChatMiddleware {
             guard let room = context.state.chat.room else { return .block(reason: "join a room before posting") }
             let text = action.text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { return .block(reason: "the text is empty") }
-            guard text.count <= ChatMiddleware.maxTextLength else {
-                return .block(reason: "the text is longer than \(ChatMiddleware.maxTextLength) characters")
+            if let reason = ChatMiddleware.textLimit.violation(in: text, named: "text") {
+                return .block(reason: reason)
             }
             do {
                 let message = ChatAction.Message(from: context.state.chat.name, text: text)
@@ -60,20 +65,6 @@ public enum ChatMiddleware {
                 return .block(reason: "cannot post to the room: \(error)")
             }
             return .next(action)
-        }
-    }
-
-    /// Lets a `chat/message` through only when it comes from a room's topic, never from a client.
-    public struct Received: ActionMiddleware {
-        public typealias State = AppState
-
-        /// Checks messages.
-        public init() {}
-
-        public func handle(_ action: ChatAction.Message, context: inout MiddlewareContext<AppState>)
-            -> MiddlewareResult
-        {
-            context.topic == nil ? .block(reason: "chat/message comes from a room; send chat/post") : .next(action)
         }
     }
 }

@@ -48,6 +48,7 @@ func mhdURISeen(
 ) -> UnsafeMutableRawPointer? {
     guard let closure, let uri, let connection else { return nil }
     let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
+    worker.requestLineSeen(connection)
     return worker.core.screenURL(URLShape(uri), on: ConnectionHandle(pointer: connection, worker: worker))
 }
 
@@ -62,13 +63,15 @@ func mhdRequestCompleted(
     guard let closure, let requestContext, let existing = requestContext.pointee else { return }
     requestContext.pointee = nil
     guard existing != DirectAnswer.mark else { return }
-    let core = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue().core
+    let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
+    if let connection { worker.requestCompleted(connection) }
+    let core = worker.core
     core.endRequest(Unmanaged<Responder>.fromOpaque(existing).takeRetainedValue())
 }
 
-/// The connection callback (`MHD_OPTION_NOTIFY_CONNECTION`), on the worker: a connection opened joins its worker's
-/// open connections and counts against its client's limit (the counted client is kept in the socket context), and
-/// one closing leaves them and its worker's held answers.
+/// The connection callback (`MHD_OPTION_NOTIFY_CONNECTION`), on the worker: a connection opened counts against its
+/// client's limit and joins its worker's open connections, its ``ConnectionRecord`` kept (retained) in the socket
+/// context; one closing leaves them and its worker's held answers, and the record is released.
 func mhdConnectionNotified(
     _ closure: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
@@ -79,17 +82,16 @@ func mhdConnectionNotified(
     let worker = Unmanaged<WorkerLoop>.fromOpaque(closure).takeUnretainedValue()
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
-        worker.connectionOpened(connection)
-        // The client's address plus one bit above it, so that a counted client is never a null context.
-        if let client = worker.core.connectionOpened(connection) {
-            socketContext.pointee = UnsafeMutableRawPointer(bitPattern: UInt(client) | (1 << 32))
-        }
+        let client = worker.core.connectionOpened(ConnectionHandle(pointer: connection, worker: worker))
+        let record = worker.connectionOpened(connection, countedClient: client)
+        socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
     case .CONNECTION_NOTIFY_CLOSED:
         worker.connectionClosing(connection)
         worker.forgetHeld(socket: cmhd_connection_socket(connection))
-        if let counted = socketContext.pointee {
+        if let stored = socketContext.pointee {
             socketContext.pointee = nil
-            worker.core.connectionClosed(client: UInt32(truncatingIfNeeded: UInt(bitPattern: counted)))
+            let record = Unmanaged<ConnectionRecord>.fromOpaque(stored).takeRetainedValue()
+            if let client = record.countedClient { worker.core.connectionClosed(client: client) }
         }
     default:
         break

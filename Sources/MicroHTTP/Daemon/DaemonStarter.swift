@@ -36,6 +36,16 @@ enum DaemonStarter {
         guard configuration.maxBodySize >= 0 else {
             throw invalid("maxBodySize must be 0 or positive, got \(configuration.maxBodySize)")
         }
+        if let proxy = ProxyList(configuration.trustedProxies).invalidEntries.first {
+            throw invalid(
+                "trustedProxies must be IPv4 addresses or networks such as 10.0.0.2 or 10.0.0.0/8, got \"\(proxy)\"")
+        }
+        guard configuration.requestHeadTimeout >= .seconds(1), configuration.requestBodyTimeout >= .seconds(1) else {
+            throw invalid("requestHeadTimeout and requestBodyTimeout must be at least 1 s")
+        }
+        guard configuration.streamBufferBudget >= 0 else {
+            throw invalid("streamBufferBudget must be 0 or positive, got \(configuration.streamBufferBudget)")
+        }
         guard configuration.listenBacklog >= 1, configuration.listenBacklog <= Int(Int32.max) else {
             throw invalid("listenBacklog must be positive, got \(configuration.listenBacklog)")
         }

@@ -40,7 +40,10 @@ enum DirectAnswer {
     /// The reason phrases of the statuses the transport answers this way (clients ignore them, RFC 9112).
     private static func reasonPhrase(for status: Int) -> String {
         switch status {
+        case 400: "Bad Request"
+        case 408: "Request Timeout"
         case 414: "URI Too Long"
+        case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
         default: status < 500 ? "Client Error" : "Server Error"
         }

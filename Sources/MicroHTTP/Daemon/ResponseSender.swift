@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import Synchronization
 
 /// Turns an ``HTTPResponse`` into a libmicrohttpd response and queues it, inside the access handler.
 enum ResponseSender {
@@ -76,6 +77,12 @@ enum ResponseSender {
             return Made(pointer: pointer, status: response.status, headers: response.headers)
 
         case .stream(let stream):
+            if core.streamBudget.isExhausted {
+                // Never attached: the stream ends with its request.
+                core.counters.streamsRefusedOverBudget.add(1, ordering: .relaxed)
+                let refusal = HTTPResponse.streamBudgetExhausted(budget: core.streamBudget.limit)
+                return makeResponse(refusal, on: connection, core: core)
+            }
             core.uncork(connection)  // Each chunk goes out as it is written.
             guard stream.attach(to: connection, core: core) else {
                 core.report("a ResponseStream was sent twice; answered 500")

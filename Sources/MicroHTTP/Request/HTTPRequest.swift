@@ -30,6 +30,10 @@ public struct HTTPRequest: Sendable {
     /// The protocol version from the request line, e.g. `"HTTP/1.1"`.
     public var version: String
 
+    /// Whether the peer (``clientAddress``) is one of ``HTTPServerConfiguration/trustedProxies``: only then may
+    /// a header such as `X-Forwarded-For` name the client.
+    public var isFromTrustedProxy: Bool
+
     /// Creates a request value, mainly so handlers can be tested in-process without a server.
     public init(
         method: String,
@@ -38,7 +42,8 @@ public struct HTTPRequest: Sendable {
         headers: HTTPHeaders = [:],
         body: [UInt8] = [],
         clientAddress: String = "127.0.0.1",
-        version: String = "HTTP/1.1"
+        version: String = "HTTP/1.1",
+        isFromTrustedProxy: Bool = false
     ) {
         self.method = method
         self.path = path
@@ -47,6 +52,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.clientAddress = clientAddress
         self.version = version
+        self.isFromTrustedProxy = isFromTrustedProxy
     }
 
     /// The first value of the query argument `name` (exact, case-sensitive match), or `nil`.

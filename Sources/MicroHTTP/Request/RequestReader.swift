@@ -9,7 +9,8 @@ enum RequestReader {
         url: UnsafePointer<CChar>?,
         method: UnsafePointer<CChar>?,
         version: UnsafePointer<CChar>?,
-        body: [UInt8]
+        body: [UInt8],
+        trustedProxies: ProxyList = ProxyList([])
     ) -> HTTPRequest {
         HTTPRequest(
             method: method.map { known(Self.methods, $0) } ?? "",
@@ -18,8 +19,17 @@ enum RequestReader {
             headers: headers(on: connection),
             body: body,
             clientAddress: clientAddress(of: connection),
-            version: version.map { known(Self.versions, $0) } ?? ""
+            version: version.map { known(Self.versions, $0) } ?? "",
+            isFromTrustedProxy: !trustedProxies.isEmpty && isTrusted(connection, among: trustedProxies)
         )
+    }
+
+    /// Whether the peer's IPv4 address is in `trusted`.
+    private static func isTrusted(_ connection: ConnectionHandle, among trusted: ProxyList) -> Bool {
+        guard let address = cmhd_connection_client_address(connection.pointer),
+            Int32(address.pointee.sa_family) == AF_INET
+        else { return false }
+        return trusted.contains(sAddr: UnsafeRawPointer(address).loadUnaligned(as: sockaddr_in.self).sin_addr.s_addr)
     }
 
     /// The methods and versions nearly every request has, as strings made once: a request's own copy would be
@@ -50,6 +60,13 @@ enum RequestReader {
         guard let value = MHD_lookup_connection_value(connection.pointer, .HEADER_KIND, "Content-Length")
         else { return nil }
         return parseLength(UnsafeRawBufferPointer(start: value, count: strlen(value)))
+    }
+
+    /// Whether the request has two `Content-Length` fields that differ (RFC 9112 §6.3: a recipient must then treat
+    /// the message as invalid; identical ones may be taken as one). Walks the header fields (in C, names compared
+    /// by length first), so it is asked only of requests that have one.
+    static func hasConflictingContentLengths(_ connection: ConnectionHandle) -> Bool {
+        cmhd_connection_content_lengths_differ(connection.pointer) != 0
     }
 
     /// Reads a decimal length on the bytes, as it runs for every request with a body.

@@ -61,6 +61,35 @@ extension HTTPResponse {
         )
     }
 
+    /// The transport's answer to a connection over ``HTTPServerConfiguration/perClientConnectionLimit``.
+    static func tooManyConnections(limit: Int) -> HTTPResponse {
+        problem(
+            status: 429, title: "Too Many Requests",
+            detail: "this address already holds \(limit) open connections to the server; close some, or reuse "
+                + "keep-alive connections, and retry",
+            headers: ["Retry-After": "1"])
+    }
+
+    /// The transport's answer to a request head or body that took longer than its deadline.
+    static func requestTimeout(_ part: String, limit: Duration) -> HTTPResponse {
+        problem(
+            status: 408, title: "Request Timeout",
+            detail: "the request \(part) did not arrive within \(limit.components.seconds) s; send it at once")
+    }
+
+    /// The transport's answer to a request with `Content-Length` fields that differ (RFC 9112 §6.3).
+    static let conflictingContentLengths = problem(
+        status: 400, title: "Bad Request",
+        detail: "the request has Content-Length fields that differ; send one Content-Length field")
+
+    /// The transport's answer to a new event stream while all streams hold more unsent bytes than their budget.
+    static func streamBudgetExhausted(budget: Int) -> HTTPResponse {
+        problem(
+            status: 503, title: "Service Unavailable",
+            detail: "event streams hold more unsent bytes than the server's budget (\(budget) bytes); retry later",
+            headers: ["Retry-After": "5"])
+    }
+
     /// Quotes `text` as a JSON string literal (RFC 8259 escapes), avoiding a Foundation round trip.
     static func jsonString(_ text: String) -> String {
         var out = "\""

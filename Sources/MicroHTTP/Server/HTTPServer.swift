@@ -126,6 +126,20 @@ public final class HTTPServer: Sendable {
         core.suspendedCount
     }
 
+    /// What the transport refused or cut on its own since the server started (per-address connection limit,
+    /// request deadlines, conflicting `Content-Length`, oversized bodies, stream budget), and the bytes event
+    /// streams hold unsent now: for a metrics endpoint. Atomic loads, no lock.
+    public var statistics: TransportStatistics {
+        core.counters.snapshot(streams: core.streamBudget)
+    }
+
+    /// Whether all event streams together hold fewer unsent bytes than
+    /// ``HTTPServerConfiguration/streamBufferBudget``. When they do not, the transport answers a new stream's
+    /// response 503 with `Retry-After` by itself; a handler may ask first to answer in its own words.
+    public var hasStreamBudget: Bool {
+        !core.streamBudget.isExhausted
+    }
+
     /// Connections the workers' daemons hold, parked and idle keep-alive ones included; 0 when not running.
     public var openConnections: Int {
         lifecycle.withLock { lifecycle in

@@ -1,3 +1,5 @@
+import Glibc
+
 /// How an ``HTTPServer`` binds, how many connections it keeps and how it guards memory.
 ///
 /// The thread count follows the machine; the connection defaults replace libmicrohttpd's own (1,020 connections,
@@ -22,9 +24,39 @@ public struct HTTPServerConfiguration: Sendable {
     /// (`MHD_OPTION_CONNECTION_LIMIT`), and the listening socket is left to the workers with room.
     public var connectionLimit: Int = 10_000
 
-    /// Connections held at once per client IP, over all workers; 0 means unlimited. A connection beyond it is
-    /// closed unanswered.
-    public var perClientConnectionLimit: Int = 0
+    /// Connections held at once per client IP, over all workers; 0 means unlimited. A connection beyond it gets a
+    /// 429 problem with `Retry-After`, written as soon as it is accepted, and is closed: it never holds one of the
+    /// ``connectionLimit`` places. Peers in ``trustedProxies`` are exempt (a reverse proxy's connections all come
+    /// from its one address); the server-wide limit holds for them too.
+    public var perClientConnectionLimit: Int = HTTPServerConfiguration.defaultPerClientConnectionLimit
+
+    /// The default per-address limit, 256: a browser opens 6 to 17 connections to a host, a NAT of a few dozen
+    /// such users fits, and 39 addresses are needed to take the 10,000 places of the default ``connectionLimit``
+    /// (one address could take them all when the limit was off).
+    public static let defaultPerClientConnectionLimit = 256
+
+    /// The reverse proxies in front of the server, as IPv4 addresses or networks (``ProxyList``), exempt from
+    /// ``perClientConnectionLimit``. The layer above uses the same list to decide whose `X-Forwarded-For` it
+    /// believes: ``HTTPRequest/isFromTrustedProxy`` tells it per request, ``trusts(proxy:)`` for an address.
+    public var trustedProxies: [String] = []
+
+    /// The longest a request head (request line and header fields together) may take to arrive; then the
+    /// connection gets a 408 problem and is closed. Counted from the connection's opening for its first request,
+    /// and from the request line for a later one on a keep-alive connection (whose wait before it is bounded by
+    /// ``connectionTimeout``, counted whole from the previous answer). libmicrohttpd's own timeout restarts with
+    /// every byte, so without this a client sending a byte every few seconds holds a connection forever.
+    public var requestHeadTimeout: Duration = .seconds(15)
+
+    /// The longest a request body may take to arrive once its head has, counted whole (not per byte); then the
+    /// connection gets a 408 problem and is closed.
+    public var requestBodyTimeout: Duration = .seconds(60)
+
+    /// Bytes all event streams together may hold written but not yet sent (``ResponseStream``), over the
+    /// per-stream limit of each. A write that would take the total over it ends its stream if that stream still
+    /// holds unsent bytes (its client is not keeping up; it reconnects), and while the total is over it a new
+    /// stream's response is answered 503 with `Retry-After` instead. A stream with nothing unsent still takes its
+    /// next event, so the total passes the budget by at most one event per stream that keeps up.
+    public var streamBufferBudget: Int = 256 << 20
 
     /// Bytes of libmicrohttpd memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`).
     ///
@@ -87,14 +119,15 @@ public struct HTTPServerConfiguration: Sendable {
         port: UInt16 = 8080,
         threadPoolSize: Int = HTTPServerConfiguration.defaultThreadPoolSize,
         connectionLimit: Int = 10_000,
-        perClientConnectionLimit: Int = 0,
+        perClientConnectionLimit: Int = HTTPServerConfiguration.defaultPerClientConnectionLimit,
         connectionMemoryLimit: Int = HTTPServerConfiguration.defaultConnectionMemoryLimit,
         connectionTimeout: Int = 60,
         maxBodySize: Int = 1 << 20,
         listenBacklog: Int = 1024,
         detectsDisconnectedParkedClients: Bool = true,
         stopGracePeriod: Duration = .seconds(2),
-        diagnostics: (@Sendable (String) -> Void)? = nil
+        diagnostics: (@Sendable (String) -> Void)? = nil,
+        trustedProxies: [String] = []
     ) {
         self.host = host
         self.port = port
@@ -108,5 +141,12 @@ public struct HTTPServerConfiguration: Sendable {
         self.detectsDisconnectedParkedClients = detectsDisconnectedParkedClients
         self.stopGracePeriod = stopGracePeriod
         self.diagnostics = diagnostics
+        self.trustedProxies = trustedProxies
+    }
+
+    /// Whether `address` (a peer's dotted quad, as ``HTTPRequest/clientAddress`` gives it) is one of
+    /// ``trustedProxies``.
+    public func trusts(proxy address: String) -> Bool {
+        ProxyList(trustedProxies).contains(address)
     }
 }

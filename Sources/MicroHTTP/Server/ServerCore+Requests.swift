@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Synchronization
 
 extension ServerCore {
     /// The request line, before the header fields: a URL that leaves the connection's memory no room for its
@@ -14,6 +15,7 @@ extension ServerCore {
     /// The first access-handler call, with the head complete: answers at once, unhandled, a head that leaves no
     /// room for an answer (431) and a declared body that is already too large (413).
     func beginRequest(_ responder: Responder, on connection: ConnectionHandle) -> MHD_Result {
+        connection.worker.headReceived(connection.pointer)
         willWrite(on: connection)  // A `100 Continue` libmicrohttpd may send now.
         guard ConnectionMemory(limit: configuration.connectionMemoryLimit).leavesRoomForAnswer(on: connection) else {
             // Not handled: libmicrohttpd might find no room for the answer's head, so it goes past it, and the
@@ -22,11 +24,18 @@ extension ServerCore {
             return .NO
         }
         guard let declared = RequestReader.declaredContentLength(of: connection) else { return .YES }
+        // libmicrohttpd reads the first Content-Length field; a proxy in front may have read another.
+        guard !RequestReader.hasConflictingContentLengths(connection) else {
+            counters.conflictingContentLengths.add(1, ordering: .relaxed)
+            responder.markDispatched()
+            return ResponseSender.send(.conflictingContentLengths, on: connection, core: self)
+        }
         guard declared > UInt64(configuration.maxBodySize) else {
             responder.expectBody(length: Int(declared))
             return .YES
         }
         // libmicrohttpd closes the connection after this answer and never reads the body.
+        counters.bodiesTooLarge.add(1, ordering: .relaxed)
         responder.markDispatched()
         return ResponseSender.send(.payloadTooLarge(limit: configuration.maxBodySize), on: connection, core: self)
     }
@@ -44,15 +53,19 @@ extension ServerCore {
         case .resumed:
             return carryOut(responder.daemonResumed(connection, core: self), on: connection)
         case .bodyTooLarge:
+            connection.worker.bodyReceived(connection.pointer)
+            counters.bodiesTooLarge.add(1, ordering: .relaxed)
             return ResponseSender.send(.payloadTooLarge(limit: configuration.maxBodySize), on: connection, core: self)
         case .handle(let received):
+            connection.worker.bodyReceived(connection.pointer)
             body = received
         }
         if let fallback = stoppingFallback {
             return ResponseSender.send(fallback, on: connection, core: self)
         }
         let request = RequestReader.request(
-            connection: connection, url: url, method: method, version: version, body: body)
+            connection: connection, url: url, method: method, version: version, body: body,
+            trustedProxies: trustedProxies)
         handler.handle(request, responder: responder)
         if let answer = responder.takeAnswerGivenDuringHandling() {
             // The fast path: no parking, and the answer leaves with the rest of this pass's.

@@ -24,6 +24,12 @@ final class ServerCore: Sendable {
     let releasesAnswersInOneCall: Bool
     /// Connections per client address, when ``HTTPServerConfiguration/perClientConnectionLimit`` is set.
     private let clients = Mutex<[UInt32: Int]>([:])
+    /// ``HTTPServerConfiguration/trustedProxies``, exempt from the per-client limit.
+    let trustedProxies: ProxyList
+    /// What the transport refused, for ``HTTPServer/statistics``.
+    let counters = TransportCounters()
+    /// All streams' unsent bytes against ``HTTPServerConfiguration/streamBufferBudget``.
+    let streamBudget: StreamBudget
     private let registry = Mutex(Registry())
     private let suspended = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
@@ -33,6 +39,8 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
+        trustedProxies = ProxyList(configuration.trustedProxies)
+        streamBudget = StreamBudget(limit: configuration.streamBufferBudget, counters: counters)
         watcher = configuration.detectsDisconnectedParkedClients ? DisconnectWatcher() : nil
         releasesAnswersInOneCall =
             configuration.tuning.batchesAnswers && configuration.tuning.releasesAnswersInOneCall
@@ -62,20 +70,29 @@ final class ServerCore: Sendable {
 
     // MARK: - Connections
 
-    /// A worker's daemon opened `connection`: counts it against its client's limit, and shuts its socket down when
-    /// over it, so libmicrohttpd closes it unanswered. Returns the client it counted, to pass to ``connectionClosed``.
-    func connectionOpened(_ connection: OpaquePointer) -> UInt32? {
+    /// A worker's daemon opened `connection`: counts it against its client's limit (trusted proxies are not
+    /// counted), and when over it writes a 429 problem straight to the new socket and shuts it down, so
+    /// libmicrohttpd closes it at once: the connection never holds a place. Returns the client it counted, to pass
+    /// to ``connectionClosed``.
+    ///
+    /// The answer goes out before the client's request is read (it is the same for any request): one
+    /// non-blocking `send` of a few hundred bytes to an empty socket buffer, cheaper than keeping the connection
+    /// to read a head first, which a slow client could stretch to ``HTTPServerConfiguration/requestHeadTimeout``.
+    /// A client whose request arrives after the close may see a reset instead.
+    func connectionOpened(_ handle: ConnectionHandle) -> UInt32? {
         let limit = configuration.perClientConnectionLimit
-        guard limit > 0, let address = cmhd_connection_client_address(connection),
+        guard limit > 0, let address = cmhd_connection_client_address(handle.pointer),
             address.pointee.sa_family == sa_family_t(AF_INET)
         else { return nil }
         let client = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+        guard !trustedProxies.contains(sAddr: client) else { return nil }
         let count = clients.withLock { clients -> Int in
             clients[client, default: 0] += 1
             return clients[client, default: 0]
         }
         if count > limit {
-            _ = shutdown(cmhd_connection_socket(connection), Int32(SHUT_RDWR))
+            counters.connectionsOverClientLimit.add(1, ordering: .relaxed)
+            DirectAnswer.send(.tooManyConnections(limit: limit), on: handle)
         }
         return client
     }

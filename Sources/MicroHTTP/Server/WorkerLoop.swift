@@ -55,11 +55,11 @@ final class WorkerLoop: Sendable {
         let pointer: OpaquePointer
     }
 
-    /// A connection the daemon holds (`struct MHD_Connection *`).
+    /// A connection the daemon holds (`struct MHD_Connection *`), as the key of ``connections``.
     // Safety: it is passed to libmicrohttpd only on the worker thread, while it is in ``connections``: from the
     // daemon's open notification to its close notification, which the worker thread receives while it runs the
     // daemon (and ``stopDaemon()`` after the loop stopped, when nothing else uses the set).
-    private struct OpenConnection: @unchecked Sendable, Hashable {
+    struct OpenConnection: @unchecked Sendable, Hashable {
         let pointer: OpaquePointer
     }
 
@@ -85,10 +85,19 @@ final class WorkerLoop: Sendable {
     private let maxResumeDelay: Int64
     /// Set once the daemon accepts no more connections and its descriptor of the listening socket is closed.
     private let quiesced = Atomic<Bool>(false)
-    /// The connections the daemon holds, from its open notification to its close notification: a drain gives
-    /// each of them the short inactivity timeout (``closeIdleConnections()``). Touched on the worker thread,
-    /// and by ``stopDaemon()`` once the loop stopped.
-    private let connections = Mutex(Set<OpenConnection>())
+    /// The connections the daemon holds, from its open notification to its close notification, with their records:
+    /// a drain gives each of them the short inactivity timeout (``closeIdleConnections()``), and each pass after
+    /// ``sweepInterval`` closes those late with their head or body (``closeLateConnections(now:)``). Touched
+    /// on the worker thread, and by ``stopDaemon()`` once the loop stopped.
+    let connections = Mutex([OpenConnection: ConnectionRecord]())
+    /// The request deadlines of the configuration.
+    let deadlineLimits: RequestDeadline.Limits
+    /// When the current pass began (monotonic nanoseconds): the time the callbacks of the pass count deadlines
+    /// from, read rather than the clock's, as they run four times per request.
+    let passStart = Atomic<Int64>(0)
+
+    /// How often a worker looks for connections past their deadline: a deadline is met within this much.
+    static let sweepInterval: Int64 = 250_000_000
 
     /// The inactivity timeout a drain gives every open connection, in seconds: the shortest libmicrohttpd takes.
     static let drainingIdleTimeout: UInt32 = 1
@@ -107,6 +116,7 @@ final class WorkerLoop: Sendable {
         self.index = index
         self.connectionLimit = UInt32(clamping: connectionLimit)
         maxResumeDelay = MonotonicClock.nanoseconds(of: core.configuration.tuning.maxResumeDelay)
+        deadlineLimits = RequestDeadline.Limits(core.configuration)
         epollDescriptor = epoll
         wakeDescriptor = wake
     }
@@ -256,14 +266,18 @@ final class WorkerLoop: Sendable {
 
     // MARK: - Connections
 
-    /// The daemon opened `connection` (its open notification, on the worker thread).
-    func connectionOpened(_ connection: OpaquePointer) {
-        connections.withLock { _ = $0.insert(OpenConnection(pointer: connection)) }
+    /// The daemon opened `connection` (its open notification, on the worker thread): its first head is due.
+    /// Returns its record, which the caller keeps in the connection's socket context.
+    func connectionOpened(_ connection: OpaquePointer, countedClient: UInt32?) -> ConnectionRecord {
+        let deadline = RequestDeadline(openedAt: passStart.load(ordering: .relaxed), limits: deadlineLimits)
+        let record = ConnectionRecord(countedClient: countedClient, deadline: deadline)
+        connections.withLock { $0[OpenConnection(pointer: connection)] = record }
+        return record
     }
 
     /// The daemon is closing `connection` (its close notification): it is not touched any more.
     func connectionClosing(_ connection: OpaquePointer) {
-        connections.withLock { _ = $0.remove(OpenConnection(pointer: connection)) }
+        connections.withLock { _ = $0.removeValue(forKey: OpenConnection(pointer: connection)) }
     }
 
     /// Pushes every corked socket answered on during the pass that just ended, together, and corks them again.
@@ -338,7 +352,7 @@ final class WorkerLoop: Sendable {
     /// resend). The others are unaffected: a parked one has no timeout while suspended, one reading a request or
     /// writing an answer is active, and every answer from now on closes its connection anyway.
     private func closeIdleConnections() {
-        let open = connections.withLock { $0 }
+        let open = connections.withLock { Array($0.keys) }
         for connection in open where cmhd_connection_set_timeout(connection.pointer, Self.drainingIdleTimeout) != .YES {
             core.report("worker \(index) cannot shorten a draining connection's timeout; the stop closes it")
         }
@@ -357,11 +371,18 @@ final class WorkerLoop: Sendable {
         var lastBatch: Int64 = 0
         var paced: ResumePacing = .none
         var waiting = false  // Resumes are queued, held back by the pacing.
+        var nextSweep: Int64 = 0  // When to look for connections past their deadline next.
         while true {
             var timeout: Int32 = -1
             var milliseconds: UInt64 = 0
             if MHD_get_timeout(daemon.pointer, &milliseconds) == .YES {
                 timeout = Int32(clamping: milliseconds)
+            }
+            if cmhd_daemon_current_connections(daemon.pointer) > 0 {
+                // Wake for the next deadline sweep, in whole milliseconds, rounded up.
+                let untilSweep = max(nextSweep &- MonotonicClock.nanoseconds(), 0)
+                let sweepWait = Int32(clamping: (untilSweep + 999_999) / 1_000_000)
+                timeout = timeout < 0 ? sweepWait : min(timeout, sweepWait)
             }
             if waiting {
                 // Until the gap has passed, in whole milliseconds, rounded up.
@@ -385,6 +406,7 @@ final class WorkerLoop: Sendable {
                 _ = withUnsafeMutableBytes(of: &value) { Glibc.read(wakeDescriptor, $0.baseAddress, $0.count) }
             }
             let now = MonotonicClock.nanoseconds()
+            passStart.store(now, ordering: .relaxed)
             paced =
                 maxResumeDelay > 0
                 ? .worker(suspended: suspended.load(ordering: .relaxed), maxDelay: maxResumeDelay) : .none
@@ -418,6 +440,11 @@ final class WorkerLoop: Sendable {
                 _ = MHD_run(daemon.pointer)
             }
             releaseHeldAnswers(&released)
+            let passEnd = MonotonicClock.nanoseconds()
+            if passEnd >= nextSweep {
+                nextSweep = passEnd &+ Self.sweepInterval
+                closeLateConnections(now: passEnd)
+            }
         }
     }
 }

@@ -6,7 +6,9 @@ import Synchronization
 /// Bytes written are sent in order with chunked encoding. While nothing is buffered the connection is
 /// suspended, so an idle stream holds neither a thread nor a busy loop; a write resumes it. A stream serves a
 /// single response. If the client reads slower than the stream is written and more than `maxBufferedBytes`
-/// pile up, the stream gives up on that client: the connection is closed and writes return `false`.
+/// pile up, the stream gives up on that client: the connection is closed and writes return `false`. It does the
+/// same when all streams of the server together hold more than ``HTTPServerConfiguration/streamBufferBudget`` and
+/// this one still holds unsent bytes.
 public final class ResponseStream: Sendable {
     private struct Binding: Sendable {
         let connection: ConnectionHandle
@@ -67,7 +69,7 @@ public final class ResponseStream: Sendable {
 
     /// Binds the stream to the connection it is about to be sent on; `false` if it is already in use.
     func attach(to connection: ConnectionHandle, core: ServerCore) -> Bool {
-        guard state.withLock({ $0.attach() }) else { return false }
+        guard state.withLock({ $0.attach(budget: core.streamBudget) }) else { return false }
         binding.withLock { $0 = Binding(connection: connection, core: core) }
         if !core.registerStream(self) {
             finish()  // The server is stopping: send what is buffered, then end.

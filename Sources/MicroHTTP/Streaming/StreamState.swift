@@ -35,6 +35,9 @@ struct StreamState: Sendable {
     private(set) var isAttached = false
     private(set) var parking: Parking?
     private var terminationHandlers: [@Sendable () -> Void] = []
+    /// The server-wide budget the buffered bytes count against, from ``attach(budget:)`` on: it holds exactly
+    /// ``bufferedCount`` for this stream.
+    private var budget: StreamBudget?
 
     init(maxBufferedBytes: Int) {
         self.maxBufferedBytes = maxBufferedBytes
@@ -48,12 +51,14 @@ struct StreamState: Sendable {
         guard !isFinished, !isAborted, !isEnded else { return .rejected }
         if bufferedCount + bytes.count > maxBufferedBytes {
             // The client reads slower than we write: give up on it rather than grow without bound.
-            isAborted = true
-            pending = []
-            readOffset = 0
-            return takeParking().map(WriteAction.resume) ?? .rejected
+            return abort()
         }
         guard !bytes.isEmpty else { return .buffered }
+        if let budget, !budget.take(bytes.count, force: bufferedCount == 0) {
+            // All streams together hold too much, and this one's client has not taken what it has: it goes first.
+            budget.endedStream()
+            return abort()
+        }
         pending.append(contentsOf: bytes)
         return takeParking().map(WriteAction.resume) ?? .buffered
     }
@@ -62,7 +67,10 @@ struct StreamState: Sendable {
     /// resume, if the reader parked. In one step, so no other writer's bytes can come after `last`.
     mutating func finish(last: [UInt8] = []) -> Parking? {
         guard !isFinished, !isEnded else { return nil }
-        if !isAborted, bufferedCount + last.count <= maxBufferedBytes { pending.append(contentsOf: last) }
+        if !isAborted, bufferedCount + last.count <= maxBufferedBytes {
+            _ = budget?.take(last.count, force: true)
+            pending.append(contentsOf: last)
+        }
         isFinished = true
         return takeParking()
     }
@@ -75,9 +83,13 @@ struct StreamState: Sendable {
     }
 
     /// The transport binds the stream to a connection; `false` if it already was (a stream serves one response).
-    mutating func attach() -> Bool {
+    mutating func attach(budget: StreamBudget? = nil) -> Bool {
         guard !isAttached, !isEnded else { return false }
         isAttached = true
+        if let budget {
+            _ = budget.take(bufferedCount, force: true)  // Written before the response was sent.
+            self.budget = budget
+        }
         return true
     }
 
@@ -91,6 +103,7 @@ struct StreamState: Sendable {
                 buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[readOffset..<(readOffset + count)]))
             }
             readOffset += count
+            budget?.release(count)
             compact()
             return .bytes(count)
         }
@@ -113,11 +126,21 @@ struct StreamState: Sendable {
     mutating func end() -> [@Sendable () -> Void] {
         isEnded = true
         parking = nil
+        budget?.release(bufferedCount)
         pending = []
         readOffset = 0
         let handlers = terminationHandlers
         terminationHandlers = []
         return handlers
+    }
+
+    /// Gives up on the client: drops what is buffered; the reader, if parked, is resumed to abort.
+    private mutating func abort() -> WriteAction {
+        isAborted = true
+        budget?.release(bufferedCount)
+        pending = []
+        readOffset = 0
+        return takeParking().map(WriteAction.resume) ?? .rejected
     }
 
     private mutating func takeParking() -> Parking? {

@@ -4,7 +4,9 @@ import ReMVVMJSON
 /// The wire names a store understands, and how to decode each into its typed action.
 ///
 /// Built automatically from the reducers and typed middleware of a ``StoreDefinition``;
-/// ``register(_:)`` adds action types that only untyped middleware reacts to.
+/// ``register(_:)`` adds action types that only untyped middleware reacts to. Which of them a client may send
+/// over HTTP is the definition's ``StoreDefinition/clientActions``: the registry a definition builds marks
+/// those, and the server decodes nothing else from a client.
 public struct ActionRegistry: Sendable {
     /// The registered wire names and their decoders, in registration order.
     private var names: [String] = []
@@ -13,6 +15,8 @@ public struct ActionRegistry: Sendable {
     private var nameBytes: [UInt8] = []
     private var nameRanges: [Range<Int>] = []
     private var decoders: [ActionDecoder] = []
+    /// Whether clients may send the action at the same place in `names`.
+    private var sendable: [Bool] = []
     /// Where each name is in `names`.
     private var indexByName: [String: Int] = [:]
 
@@ -21,16 +25,32 @@ public struct ActionRegistry: Sendable {
 
     /// Makes `type` decodable under its ``StoreAction/wireName``.
     public mutating func register<Action: StoreAction>(_ type: Action.Type) {
-        add(Action.wireName, ActionDecoder(Action.self), replacing: true)
+        add(Action.wireName, ActionDecoder(Action.self), replacing: true, sendable: false)
     }
 
     /// Adds every type that `other` knows.
     public mutating func merge(_ other: ActionRegistry) {
-        for (name, decoder) in zip(other.names, other.decoders) { add(name, decoder, replacing: false) }
+        merge(other, sendableByClients: false)
+    }
+
+    /// Adds every type that `other` knows, marked as sendable by clients when `sendableByClients` is true (a
+    /// type already marked stays marked).
+    mutating func merge(_ other: ActionRegistry, sendableByClients: Bool) {
+        for index in other.names.indices {
+            add(
+                other.names[index], other.decoders[index], replacing: false,
+                sendable: sendableByClients || other.sendable[index])
+        }
     }
 
     /// The wire names known to this registry, sorted.
     public var wireNames: [String] { names.sorted() }
+
+    /// The wire names clients may send, sorted: those of ``StoreDefinition/clientActions`` in a definition's
+    /// ``StoreDefinition/actions``.
+    @_spi(ReMVVMServer) public var clientWireNames: [String] {
+        names.indices.filter { sendable[$0] }.map { names[$0] }.sorted()
+    }
 
     /// Whether an action is registered under `wireName`.
     public func contains(_ wireName: String) -> Bool { index(of: wireName) != nil }
@@ -64,9 +84,10 @@ public struct ActionRegistry: Sendable {
     /// Up to how many action types a wire name is found by comparing rather than hashing.
     private static var namesCompared: Int { 16 }
 
-    private mutating func add(_ name: String, _ decoder: ActionDecoder, replacing: Bool) {
+    private mutating func add(_ name: String, _ decoder: ActionDecoder, replacing: Bool, sendable: Bool) {
         if let index = indexByName[name] {
             if replacing { decoders[index] = decoder }
+            if sendable { self.sendable[index] = true }
             return
         }
         indexByName[name] = names.count
@@ -74,6 +95,7 @@ public struct ActionRegistry: Sendable {
         nameRanges.append(nameBytes.count..<(nameBytes.count + name.utf8.count))
         nameBytes.append(contentsOf: name.utf8)
         decoders.append(decoder)
+        self.sendable.append(sendable)
     }
 
     /// Decodes one `{"type", "payload"}` object or an array of them (a batch).
@@ -83,6 +105,21 @@ public struct ActionRegistry: Sendable {
     /// Invalid JSON anywhere in the body is reported before any problem with an envelope's shape; envelopes are
     /// then checked and decoded in order, and the first problem throws.
     @_spi(ReMVVMServer) public func decodeActions(from json: some Collection<UInt8>) throws(ActionDecodingError)
+        -> [any StoreAction]
+    {
+        try decodeActions(from: json, fromClient: false)
+    }
+
+    /// Decodes what a client sent, as ``decodeActions(from:)`` does, but only action types clients may send:
+    /// any other type is refused (``ActionDecodingError/Reason/serverOnly(_:)``) before its payload is read, and
+    /// an unknown type's error lists the types clients may send.
+    @_spi(ReMVVMServer) public func decodeClientActions(from json: some Collection<UInt8>)
+        throws(ActionDecodingError) -> [any StoreAction]
+    {
+        try decodeActions(from: json, fromClient: true)
+    }
+
+    private func decodeActions(from json: some Collection<UInt8>, fromClient: Bool) throws(ActionDecodingError)
         -> [any StoreAction]
     {
         let bytes = Array(json)
@@ -95,12 +132,14 @@ public struct ActionRegistry: Sendable {
         }
         switch envelopes {
         case .single(let item):
-            return [try decode(item, in: bytes, index: nil)]
+            return [try decode(item, in: bytes, index: nil, fromClient: fromClient)]
         case .batch(let items):
             guard !items.isEmpty else { throw ActionDecodingError(.emptyBatch) }
             var actions: [any StoreAction] = []
             actions.reserveCapacity(items.count)
-            for (index, item) in items.enumerated() { actions.append(try decode(item, in: bytes, index: index)) }
+            for (index, item) in items.enumerated() {
+                actions.append(try decode(item, in: bytes, index: index, fromClient: fromClient))
+            }
             return actions
         case .neither:
             throw ActionDecodingError(
@@ -109,26 +148,49 @@ public struct ActionRegistry: Sendable {
         }
     }
 
-    /// Decodes one envelope of a body; `index` is its place in a batch.
-    private func decode(_ item: ActionEnvelopes.Item, in bytes: [UInt8], index: Int?) throws(ActionDecodingError)
-        -> any StoreAction
+    /// Decodes one envelope of a body; `index` is its place in a batch. From a client, a type clients may not
+    /// send is refused before its payload is decoded.
+    private func decode(_ item: ActionEnvelopes.Item, in bytes: [UInt8], index: Int?, fromClient: Bool)
+        throws(ActionDecodingError) -> any StoreAction
     {
+        let entry: Int
+        let payload: JSONValue?
         switch item {
         case .notAnObject(let value):
             throw ActionDecodingError(
                 .malformedEnvelope("an action must be an object, not \(value.typeName)"), index: index)
         case .action(type: nil, payload: _):
             throw ActionDecodingError(.malformedEnvelope("missing 'type'"), index: index)
-        case .action(type: .utf8(let range), let payload):
-            guard let entry = self.index(ofUTF8: range, in: bytes) else {
-                throw ActionDecodingError(.unknownType(String(decoding: bytes[range], as: UTF8.self)), index: index)
+        case .action(type: .utf8(let range), let sent):
+            guard let found = self.index(ofUTF8: range, in: bytes) else {
+                throw unknownType(String(decoding: bytes[range], as: UTF8.self), index: index, fromClient: fromClient)
             }
-            return try decodePayload(payload ?? .null, entry: entry, type: names[entry], index: index)
-        case .action(type: .value(.string(let type)), let payload):
-            return try decodePayload(payload ?? .null, type: type, index: index)
+            (entry, payload) = (found, sent)
+        case .action(type: .value(.string(let type)), let sent):
+            guard let found = self.index(of: type) else {
+                throw unknownType(type, index: index, fromClient: fromClient)
+            }
+            (entry, payload) = (found, sent)
         case .action(type: .value, payload: _):
             throw ActionDecodingError(.malformedEnvelope("'type' must be a string naming the action"), index: index)
         }
+        if fromClient, !sendable[entry] {
+            var error = ActionDecodingError(.serverOnly(names[entry]), index: index)
+            error.clientTypes = clientWireNames
+            throw error
+        }
+        do {
+            return try decodePayload(payload ?? .null, entry: entry, type: names[entry], index: index)
+        } catch {
+            throw error.pointingAtPayload(in: bytes)
+        }
+    }
+
+    /// The error for an unknown type; for a client, with the types it may send.
+    private func unknownType(_ type: String, index: Int?, fromClient: Bool) -> ActionDecodingError {
+        var error = ActionDecodingError(.unknownType(type), index: index)
+        if fromClient { error.clientTypes = clientWireNames }
+        return error
     }
 
     /// Decodes one action from its wire name and its payload's JSON (nil for no payload).

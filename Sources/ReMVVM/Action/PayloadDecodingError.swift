@@ -1,3 +1,5 @@
+import ReMVVMJSON
+
 /// Maps a payload's `DecodingError` to the field it names, relative to the payload.
 extension ActionDecodingError {
     /// Maps a payload decoding failure to the field it names, relative to the payload.
@@ -35,5 +37,29 @@ extension ActionDecodingError {
         case is Double.Type, is Float.Type: "a number"
         default: "\(type)"
         }
+    }
+}
+
+extension ActionDecodingError {
+    /// This error, with a ``hint`` when a payload field reported missing was sent beside `type` in the envelope
+    /// (`{"type": "todo/add", "title": "x"}`) instead of inside `payload`.
+    ///
+    /// Reads `body` again, which only a failed request pays for.
+    func pointingAtPayload(in body: [UInt8]) -> ActionDecodingError {
+        guard case .invalidPayload(let type, let field, "is missing") = reason, !field.isEmpty,
+            let document = try? JSONValue(parsing: body, maxDepth: ActionRegistry.maxDepth)
+        else { return self }
+        let envelope: JSONValue?
+        switch (document, index) {
+        case (.array(let items), let index?) where items.indices.contains(index): envelope = items[index]
+        case (_, nil): envelope = document
+        default: envelope = nil
+        }
+        guard case .object(let members)? = envelope, members[field] != nil else { return self }
+        var error = self
+        error.hint =
+            "'\(field)' was sent beside \"type\", but fields go inside \"payload\": "
+            + "{\"type\": \"\(type)\", \"payload\": {\"\(field)\": ...}}"
+        return error
     }
 }

@@ -6,6 +6,7 @@
 ///     reducer: AnyReducer(counterReducer.lifted(\.counter), userReducer.lifted(\.user)),
 ///     middleware: [LoginMiddleware()],
 ///     projections: views,
+///     clientActions: [CounterAction.Increase.self, UserAction.Login.self],
 ///     subscriptions: TopicSubscriptions(from: \.chat.room) { room in room.map { ["chat/\($0)"] } ?? [] }
 /// )
 /// ```
@@ -26,7 +27,16 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     public var services: Services
     /// Limits and hooks for every store.
     public var configuration: StoreConfiguration
-    /// Action types clients may send beyond those reducers and typed middleware handle.
+    /// The action types a client may send over HTTP; none unless listed.
+    ///
+    /// The server decodes nothing else from a client: any other type (an effect's result, a topic's
+    /// message, anything the app dispatches itself) is refused with 403 before its payload is read, so a
+    /// client cannot forge what only the server should say. Dispatches from inside the server (middleware,
+    /// effects, topics, ``Store/dispatch(_:)``) are not limited. A type listed here need not be handled by a
+    /// reducer or typed middleware: listing it makes it decodable too.
+    public var clientActions: ActionRegistry
+    /// Action types the store decodes beyond those reducers and typed middleware handle (for untyped
+    /// middleware); clients may send them only when they are in ``clientActions`` too.
     public var extraActions: ActionRegistry
     /// Called once for each session restored from durable storage, when it is back in service.
     ///
@@ -44,12 +54,13 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     /// projections change.
     private var initialViews = InitialViews()
 
-    /// Describes an app.
+    /// Describes an app; `clientActions` lists the action types clients may send over HTTP (none by default).
     public init(
         initialState: State,
         reducer: AnyReducer<State>,
         middleware: [any Middleware<State>] = [],
         projections: Projections<State>,
+        clientActions: [any StoreAction.Type] = [],
         services: Services = Services(),
         configuration: StoreConfiguration = StoreConfiguration(),
         extraActions: ActionRegistry = ActionRegistry(),
@@ -66,15 +77,20 @@ public struct StoreDefinition<State: Sendable>: Sendable {
         self.services = services
         self.configuration = configuration
         self.extraActions = extraActions
+        var sendable = ActionRegistry()
+        for type in clientActions { sendable.register(type) }
+        self.clientActions = sendable
         self.onRestore = onRestore
     }
 
-    /// Every action type a client may send: those of the reducers, the typed middleware and
-    /// ``extraActions``.
+    /// Every action type a store of this definition decodes (from its durable log, its topics and its
+    /// clients): those of the reducers, the typed middleware, ``extraActions`` and ``clientActions``, the
+    /// last marked as the only ones clients may send.
     public var actions: ActionRegistry {
         var registry = reducer.actions
         for middleware in middleware { middleware.registerActions(in: &registry) }
         registry.merge(extraActions)
+        registry.merge(clientActions, sendableByClients: true)
         return registry
     }
 

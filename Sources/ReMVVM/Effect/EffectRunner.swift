@@ -16,6 +16,12 @@ final class EffectRunner: Sendable {
     }
 
     private let table = Mutex(Table())
+    /// Effects running in this process, in every store: the server's `remvvm_running_effects` gauge, read in
+    /// O(1) rather than by asking each store.
+    static let runningInProcess = Atomic<Int>(0)
+
+    /// The current value of ``runningInProcess``.
+    static var runningInProcessCount: Int { runningInProcess.load(ordering: .relaxed) }
     private let configuration: StoreConfiguration
     /// Time since the runner was made, on the store's clock.
     private let elapsed: @Sendable () -> Duration
@@ -49,6 +55,7 @@ final class EffectRunner: Sendable {
                 case .cancel(let id):
                     if let key = table.keysByID.removeValue(forKey: id), let task = table.tasks.removeValue(forKey: key)
                     {
+                        Self.runningInProcess.subtract(1, ordering: .relaxed)
                         cancelled.append(task)
                     }
                 case .start(let effect):
@@ -56,6 +63,7 @@ final class EffectRunner: Sendable {
                     if let id = effect.id, let key = table.keysByID.removeValue(forKey: id),
                         let task = table.tasks.removeValue(forKey: key)
                     {
+                        Self.runningInProcess.subtract(1, ordering: .relaxed)
                         cancelled.append(task)
                     }
                     guard table.tasks.count < configuration.maxRunningEffects else {
@@ -66,6 +74,7 @@ final class EffectRunner: Sendable {
                     table.nextKey += 1
                     let key = table.nextKey
                     if let id = effect.id { table.keysByID[id] = key }
+                    Self.runningInProcess.add(1, ordering: .relaxed)
                     table.tasks[key] = Task { [self] in
                         await self.run(effect, key: key, context: context)
                     }
@@ -87,7 +96,7 @@ final class EffectRunner: Sendable {
             }
         }
         table.withLock { table in
-            table.tasks[key] = nil
+            if table.tasks.removeValue(forKey: key) != nil { Self.runningInProcess.subtract(1, ordering: .relaxed) }
             if let id = effect.id, table.keysByID[id] == key { table.keysByID[id] = nil }
         }
         for listener in finishListeners.withLock({ $0 }) { listener() }
@@ -116,6 +125,7 @@ final class EffectRunner: Sendable {
         let tasks = table.withLock { table in
             table.isClosed = true
             table.keysByID.removeAll()
+            Self.runningInProcess.subtract(table.tasks.count, ordering: .relaxed)
             defer { table.tasks.removeAll() }
             return Array(table.tasks.values)
         }

@@ -17,7 +17,8 @@ extension ActionMiddleware {
         return handle(typed, context: &context)
     }
 
-    /// Registers ``Action`` so that clients can send it even when no reducer handles it.
+    /// Registers ``Action`` so that a store decodes it even when no reducer handles it (clients may send it only
+    /// when the definition lists it in ``StoreDefinition/clientActions``).
     public func registerActions(in registry: inout ActionRegistry) {
         registry.register(Action.self)
     }

@@ -7,7 +7,8 @@
 @_spi(ReMVVMServer) public final class AnyProjectedStore: ProjectedStore {
     /// The wrapped store, for everything that is not on the hot path.
     @_spi(ReMVVMServer) public let base: any ProjectedStore
-    private let dispatchActions: @Sendable ([any StoreAction], ViewSet, UInt64?) throws(StoreError) -> DispatchOutcome
+    private let dispatchActions:
+        @Sendable ([any StoreAction], ViewSet, UInt64?, CommitMetadata) throws(StoreError) -> DispatchOutcome
     private let readViews: @Sendable (ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot])
     private let readViewsSince: @Sendable (ViewSet, UInt64?) -> ViewsSince
     private let readViewSince: @Sendable (Int, UInt64) -> ViewSince
@@ -16,8 +17,8 @@
     /// Wraps `store`; call it where `State` is a concrete type.
     @_spi(ReMVVMServer) public init<State>(_ store: Store<State>) {
         base = store
-        dispatchActions = { actions, views, expected throws(StoreError) in
-            try store.dispatch(actions, views: views, expectedVersion: expected)
+        dispatchActions = { actions, views, expected, metadata throws(StoreError) in
+            try store.dispatch(actions, views: views, expectedVersion: expected, metadata: metadata)
         }
         readViews = { store.views($0) }
         readViewsSince = { store.views($0, since: $1) }
@@ -31,6 +32,8 @@
     @_spi(ReMVVMServer) public var parkedWaiters: Int { base.parkedWaiters }
     @_spi(ReMVVMServer) public var runningEffects: Int { base.runningEffects }
     @_spi(ReMVVMServer) public var identity: Identity? { base.identity }
+    /// Effects running in every store of this process, read in O(1): what the server's metrics show.
+    @_spi(ReMVVMServer) public static var runningEffectsInProcess: Int { EffectRunner.runningInProcessCount }
 
     @_spi(ReMVVMServer) public func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError> {
         base.viewSet(named: names)
@@ -43,9 +46,10 @@
     @_spi(ReMVVMServer) public func dispatch(
         _ actions: [any StoreAction],
         views: ViewSet,
-        expectedVersion: UInt64?
+        expectedVersion: UInt64?,
+        metadata: CommitMetadata
     ) throws(StoreError) -> DispatchOutcome {
-        try dispatchActions(actions, views, expectedVersion)
+        try dispatchActions(actions, views, expectedVersion, metadata)
     }
 
     @_spi(ReMVVMServer) public func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot]) {

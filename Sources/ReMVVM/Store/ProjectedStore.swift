@@ -19,11 +19,12 @@
     func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError>
     /// The one view called `name`, or the name as unknown.
     func viewSet(named name: String) -> Result<ViewSet, UnknownViewError>
-    /// Dispatches actions as one batch; see ``Store/dispatch(_:views:expectedVersion:)``.
+    /// Dispatches actions as one batch; see ``Store/dispatch(_:views:expectedVersion:metadata:)``.
     func dispatch(
         _ actions: [any StoreAction],
         views: ViewSet,
-        expectedVersion: UInt64?
+        expectedVersion: UInt64?,
+        metadata: CommitMetadata
     ) throws(StoreError) -> DispatchOutcome
     /// The current snapshots of `views` read atomically with the version.
     func views(_ views: ViewSet) -> (version: UInt64, snapshots: [ViewSnapshot])

@@ -7,8 +7,8 @@ extension Store {
     /// is ``WaitRegistration/ready(_:)`` and the handler is never called. Otherwise the waiter
     /// is parked and `handler` runs exactly once, unless ``cancelWait(_:)`` removes it first: on
     /// the thread of the dispatch that changes a watched view (or of ``close()``), before that
-    /// dispatcher gets its answer; or, when that change wakes more than 64 waiters at once, on a
-    /// background thread right after. Keep the handler short.
+    /// dispatcher gets its answer; or, when that change wakes more than 64 waiters at once, on a thread
+    /// of the store's ``StoreConfiguration/scheduler`` right after. Keep the handler short.
     @_spi(ReMVVMServer) public func waitForChange(
         after version: UInt64,
         views: ViewSet,

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 extension Store {
@@ -14,15 +13,17 @@ extension Store {
     ///   - actions: The actions, in order. A blocked action is skipped; the others still apply.
     ///   - views: Views to return as of the committed version.
     ///   - expectedVersion: If set, nothing is applied unless the store is at this version.
+    ///   - metadata: Handed to the commit listeners with the commit (``CommitRecord/metadata``).
     /// - Throws: ``StoreError`` when the store is closed or not at `expectedVersion`.
     @discardableResult
     @_spi(ReMVVMServer) public func dispatch(
         _ actions: [any StoreAction],
         views: ViewSet = .none,
-        expectedVersion: UInt64? = nil
+        expectedVersion: UInt64? = nil,
+        metadata: CommitMetadata = CommitMetadata()
     ) throws(StoreError) -> DispatchOutcome {
         let commit = try core.withLock { (core: inout StoreCore<State>) throws(StoreError) -> Commit in
-            try reduce(actions, into: &core, views: views, expectedVersion: expectedVersion)
+            try reduce(actions, into: &core, views: views, expectedVersion: expectedVersion, metadata: metadata)
         }
         carryOut(commit)
         return commit.outcome
@@ -54,7 +55,8 @@ extension Store {
         _ actions: [any StoreAction],
         into core: inout StoreCore<State>,
         views: ViewSet,
-        expectedVersion: UInt64?
+        expectedVersion: UInt64?,
+        metadata: CommitMetadata
     ) throws(StoreError) -> Commit {
         guard !core.isClosed else { throw .closed(at: core.version) }
         if let expectedVersion, expectedVersion != core.version {
@@ -95,7 +97,8 @@ extension Store {
         if applied {
             core.version += 1
             if recording {
-                let record = CommitRecord(version: core.version, actions: reduced)
+                let record = CommitRecord(
+                    version: core.version, actions: reduced, publications: outboxed(&publications), metadata: metadata)
                 for listener in core.commitListeners { listener(record) }
             }
             woken = publish(from: old, core: &core)
@@ -121,21 +124,21 @@ extension Store {
 
     /// Wakes the waiters a commit took, once the lock is released.
     ///
-    /// A change that wakes more than ``backgroundWakeThreshold`` waiters is handed to a background thread:
-    /// the dispatcher then answers at once, and its thread (a server worker, which also owns part of the
-    /// waiters' connections) goes back to sending answers instead of running thousands of handlers and
-    /// releasing them first. Each waiter still runs exactly once, and reads the history at that time.
+    /// A change that wakes more than ``inlineWakeLimit`` waiters is offered to the configuration's
+    /// ``StoreConfiguration/scheduler``: the dispatcher then answers at once, and its thread (a server worker,
+    /// which also owns part of the waiters' connections) goes back to sending answers instead of running
+    /// thousands of handlers first. When the scheduler declines, this thread runs them. Each waiter still runs
+    /// exactly once, and reads the history at that time.
     func wake(_ woken: [(ChangeWaiters.Handler, ViewSet)], at version: UInt64) {
-        guard woken.count > Self.backgroundWakeThreshold else {
-            Self.run(woken, at: version)
+        if woken.count > Self.inlineWakeLimit, configuration.scheduler.offer({ Self.run(woken, at: version) }) {
             return
         }
-        DispatchQueue.global().async { Self.run(woken, at: version) }
+        Self.run(woken, at: version)
     }
 
-    /// The largest fan-out woken on the dispatcher's own thread: beyond it, starting a background job costs
-    /// less than the handlers themselves.
-    static var backgroundWakeThreshold: Int { 64 }
+    /// The largest fan-out always woken on the dispatcher's own thread: beyond it, handing the job to the
+    /// scheduler costs less than the handlers themselves.
+    static var inlineWakeLimit: Int { 64 }
 
     private static func run(_ woken: [(ChangeWaiters.Handler, ViewSet)], at version: UInt64) {
         for (waiter, changed) in woken { waiter(.changed(version: version, views: changed)) }

@@ -69,7 +69,7 @@ extension Store {
             return Array(woken.values)
         }
         // Outside the lock: another store's pass may change its own subscriptions.
-        TopicHub.runPasses(woken)
+        topics.runPasses(woken)
     }
 
     /// The valid topics among `declared`, at most ``StoreConfiguration/maxSubscriptions``; the others reported.
@@ -105,6 +105,22 @@ extension Store {
             }
             for topic in left { topics.unsubscribe(inbox, from: topic) }
         }
+    }
+
+    /// The publishes of a commit that travel with it to the durable writer, checked and encoded; empties
+    /// `publications` then. None when the hub has no outbox: the store publishes after the commit instead.
+    func outboxed(_ publications: inout [Publication]) -> [TopicPublication] {
+        guard !publications.isEmpty, let topics, topics.hasOutbox else { return [] }
+        var prepared: [TopicPublication] = []
+        for publication in publications {
+            do {
+                prepared += try topics.prepare(publication.action, to: [publication.topic])
+            } catch {
+                configuration.onTopicError(error)
+            }
+        }
+        publications = []
+        return prepared
     }
 
     /// Carries out the publishes middleware requested, reporting those that fail.
@@ -160,7 +176,8 @@ extension Store {
             guard received else { return nil }
             core.version += 1
             if recording {
-                let record = CommitRecord(version: core.version, actions: reduced)
+                let record = CommitRecord(
+                    version: core.version, actions: reduced, publications: outboxed(&publications))
                 for listener in core.commitListeners { listener(record) }
             }
             let woken = publish(from: old, core: &core)

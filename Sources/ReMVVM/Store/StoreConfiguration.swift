@@ -17,7 +17,11 @@ public struct StoreConfiguration: Sendable {
     /// Told about every topic problem of a store: a publish its middleware requested that failed, a
     /// subscription over ``maxSubscriptions`` or with an invalid name.
     public var onTopicError: @Sendable (TopicError) -> Void = { _ in }
+    /// Runs the wake-ups of large fan-outs (more than 64 waiters on one commit) off the dispatching thread. A
+    /// server sets its own, whose workers it owns and stops; the default runs them on the dispatching thread.
+    public var scheduler: any WorkScheduler = InlineScheduler()
 
-    /// The defaults: 128 kept values per view, 64 running effects, 1,000 follow-ups per second, 16 topics.
+    /// The defaults: 128 kept values per view, 64 running effects, 1,000 follow-ups per second, 16 topics, and
+    /// wake-ups on the dispatching thread.
     public init() {}
 }

@@ -11,7 +11,12 @@ public struct TopicConfiguration: Sendable {
     /// The most messages one session takes from its inbox in one delivery (one commit): a busy topic
     /// shares the store's lock with the session's own dispatches, one bounded pass at a time.
     public var maxDeliveriesPerPass = 32
+    /// How long a topic nobody subscribes to is kept after its last message: then ``TopicHub/tidy()`` drops
+    /// it from memory and its messages from the topic log, so rooms nobody uses cost nothing. A topic
+    /// published to again afterwards starts over at position 1.
+    public var retention: Duration = .seconds(600)
 
-    /// The defaults: 50 retained messages, 1 MiB per message, 16 topics per publish, 32 deliveries per pass.
+    /// The defaults: 50 retained messages, 1 MiB per message, 16 topics per publish, 32 deliveries per pass,
+    /// 10 minutes of retention.
     public init() {}
 }

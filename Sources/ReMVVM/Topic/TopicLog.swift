@@ -28,6 +28,12 @@ public protocol TopicLog: Sendable {
     /// Appends one message to `topic`, keeps only its latest `retaining` messages, and returns the
     /// message's sequence number (one more than the topic's last); returns once the message is durable.
     func append(topic: String, action: Data, retaining: Int) throws -> UInt64
+
+    /// Forgets the stored messages of the topics the hub dropped (``TopicSweep/dropped``), up to each one's
+    /// last position, so that a message appended since stays. A shared log also keeps the topics with
+    /// subscribers on this node (``TopicSweep/followed``) alive and forgets every topic that no node published
+    /// to or kept alive for `retention`. Default: nothing.
+    func forget(_ sweep: TopicSweep, retention: Duration) throws
 }
 
 extension TopicLog {
@@ -41,6 +47,9 @@ extension TopicLog {
         let entries = try retainedTopicMessages().filter { $0.topic == topic }
         return (entries.last?.sequence ?? 0, entries.filter { $0.sequence > sequence })
     }
+
+    /// Keeps everything.
+    public func forget(_ sweep: TopicSweep, retention: Duration) throws {}
 
     /// Never wakes: nobody else appends.
     public func watchTopics(_ wake: @escaping @Sendable (_ topic: String?, _ sequence: UInt64?) -> Void) {}
@@ -60,5 +69,33 @@ public struct TopicLogEntry: Sendable, Equatable {
         self.topic = topic
         self.sequence = sequence
         self.action = action
+    }
+}
+
+/// What a ``TopicHub/sweep()`` found: the topics it dropped from memory and those with subscribers here.
+public struct TopicSweep: Sendable, Equatable {
+    /// A topic dropped from memory and its last position then.
+    public struct Dropped: Sendable, Equatable {
+        /// The topic.
+        public var topic: String
+        /// Its last message's position when it was dropped (0 for none).
+        public var last: UInt64
+
+        /// A dropped topic.
+        public init(topic: String, last: UInt64) {
+            self.topic = topic
+            self.last = last
+        }
+    }
+
+    /// The topics dropped: no subscriber and no message newer than the retention.
+    public var dropped: [Dropped] = []
+    /// The topics that have subscribers on this node.
+    public var followed: [String] = []
+
+    /// An empty sweep.
+    public init(dropped: [Dropped] = [], followed: [String] = []) {
+        self.dropped = dropped
+        self.followed = followed
     }
 }

@@ -8,7 +8,8 @@ public struct TopicStatistics: Sendable, Equatable {
     public var delivered: Int
     /// Delivery passes: each is one commit of at most ``TopicConfiguration/maxDeliveriesPerPass`` messages.
     public var passes: Int
-    /// Passes that ran on a background thread because a session's inbox held more than one pass.
+    /// Passes after the first of a session's inbox that held more than one: offered to the hub's
+    /// ``WorkScheduler`` (and run by the caller when it declined).
     public var deferredPasses: Int
     /// Gaps reported to sessions that were away longer than a topic's retained history.
     public var gaps: Int
@@ -16,6 +17,8 @@ public struct TopicStatistics: Sendable, Equatable {
     public var wakeUps: Int
     /// Reads of a shared log that failed (retried at the next publish, wake-up or subscription).
     public var readFailures: Int
+    /// Topics dropped from memory because nobody used them for ``TopicConfiguration/retention``.
+    public var dropped: Int
 
     /// The shared counters behind the statistics.
     final class Counters: Sendable {
@@ -26,13 +29,14 @@ public struct TopicStatistics: Sendable, Equatable {
         let gaps = Atomic<Int>(0)
         let wakeUps = Atomic<Int>(0)
         let readFailures = Atomic<Int>(0)
+        let dropped = Atomic<Int>(0)
 
         var snapshot: TopicStatistics {
             TopicStatistics(
                 published: published.load(ordering: .relaxed), delivered: delivered.load(ordering: .relaxed),
                 passes: passes.load(ordering: .relaxed), deferredPasses: deferredPasses.load(ordering: .relaxed),
                 gaps: gaps.load(ordering: .relaxed), wakeUps: wakeUps.load(ordering: .relaxed),
-                readFailures: readFailures.load(ordering: .relaxed))
+                readFailures: readFailures.load(ordering: .relaxed), dropped: dropped.load(ordering: .relaxed))
         }
     }
 }

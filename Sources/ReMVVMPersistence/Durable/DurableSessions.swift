@@ -36,15 +36,21 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         self.logger = logger
         let codec = SessionCodec(definition: definition, configuration: configuration)
         self.codec = codec
+        // With a topic log in the storage, topic messages go out in their posters' transactions (the outbox).
+        let outboxed = definition.subscriptions != nil && storage is any TopicLog
         writer = GroupCommitWriter(
             storage: storage, snapshotEvery: configuration.snapshotEvery,
-            keysPerSession: configuration.idempotencyKeysPerSession, logger: logger, encode: codec.encode)
+            keysPerSession: configuration.idempotencyKeysPerSession, logger: logger,
+            topics: outboxed ? definition.topics : nil, encode: codec.encode)
         // A shared storage restores nothing at start: its topics are read per topic, from the first subscription.
         if storage.isShared { attachTopicLog() }
     }
 
     /// What the writer has done so far: transactions, commits and snapshots written.
     package var statistics: WriterStatistics { writer.statistics }
+
+    /// The writer's statistics, for the server's metrics.
+    package var writerStatistics: WriterStatistics? { writer.statistics }
 
     /// A logged store for a new session, as the server sees it; its identity is queued for storage, and
     /// `durable` follows its stored version.
@@ -99,6 +105,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         guard definition.subscriptions != nil, let log = storage as? any TopicLog else { return }
         do {
             try definition.topics.attach(log, actions: definition.actions)
+            if !definition.topics.hasOutbox { definition.topics.attach(outbox: WriterOutbox(writer)) }
         } catch {
             logger.error(
                 "cannot read the topics' retained history; topics start empty", metadata: ["error": "\(error)"])
@@ -143,6 +150,8 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
 
     /// Whether the storage is shared by several nodes.
     package var isShared: Bool { storage.isShared }
+
+    package var location: String { storage.location }
 
     /// Takes a stored session over (if `tokenHash` is its token's) and rebuilds it.
     package func load(_ id: String, tokenHash: String) throws(StorageError) -> RestoredSession? {
@@ -202,9 +211,9 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         let id = session.id
         // Weakly: the writer keeps `tracked`, whose snapshot closure keeps the store, so a strong
         // reference here would make a cycle that outlives shutdown (LeakSanitizer reports it).
-        // The listener runs inside the dispatch, on its thread: the dispatch's key is still bound.
+        // The record carries the dispatch's idempotency key (its metadata), logged in the same transaction.
         store.onCommit { [weak writer] record in
-            writer?.enqueue(.commit(session: id, record: record, idempotency: IdempotentDispatch.current))
+            writer?.enqueue(.commit(session: id, record: record))
         }
     }
 

@@ -34,6 +34,9 @@ package protocol SessionPersistence: Sendable {
     /// (``load(_:tokenHash:)``), not restored at start.
     var isShared: Bool { get }
 
+    /// Where the sessions are kept (``SessionStorage/location``), for the server's start line.
+    var location: String { get }
+
     /// Takes a stored session over and rebuilds it, if `tokenHash` is its token's hash; nil for an
     /// unknown session, a wrong token (nothing moves then) or one that cannot be rebuilt (logged).
     /// Its ``RestoredSession/resume`` must be called once it is in service.
@@ -58,9 +61,12 @@ package protocol SessionPersistence: Sendable {
     /// Blocking: call it off the HTTP workers.
     func pruneTopicCounters(limit: Int) throws(StorageError) -> Int
 
-    /// Queues the answer of a dispatch made under ``IdempotentDispatch/current`` with `key`, so
+    /// Queues the answer of a dispatch whose commit carried `key` (``CommitMetadata/idempotency``), so
     /// that a retry after a restart gets it byte for byte; wait with ``whenDurable(_:)``.
     func recordAnswer(session id: String, key: String, answer: [UInt8])
+
+    /// What the storage's writer has done so far, for metrics; nil when there is no writer.
+    var writerStatistics: WriterStatistics? { get }
 }
 
 extension SessionPersistence {
@@ -71,4 +77,7 @@ extension SessionPersistence {
 
     /// Keeps no answers: a retry after a restart gets one built from the stored version.
     public func recordAnswer(session id: String, key: String, answer: [UInt8]) {}
+
+    /// No writer: nothing to count.
+    package var writerStatistics: WriterStatistics? { nil }
 }

@@ -45,9 +45,16 @@ public protocol SessionStorage: Sendable {
     /// Deletes at most `limit` topic counters that no retained message is left for (a shared storage's);
     /// returns how many.
     func pruneTopicCounters(limit: Int) throws(StorageError) -> Int
+
+    /// Where the sessions are kept, for the server's start line ("the SQLite file data/sessions.sqlite"); no
+    /// secret (a password) may appear in it.
+    var location: String { get }
 }
 
 extension SessionStorage {
+    /// The storage's type, for storages that do not say where they keep the sessions.
+    public var location: String { "a \(type(of: self))" }
+
     /// A single node's storage: sessions are restored at start.
     public var isShared: Bool { false }
 

@@ -20,4 +20,7 @@ public enum StorageChange: Sendable {
     /// Moves the session's expiry to `expires` if that is later (never earlier): the node that holds it
     /// used it. Written by the node that holds the session only; ignored for a session it no longer holds.
     case touch(session: String, expires: Date)
+    /// Appends a message to its topic at the topic's next position, which the storage sets on `publication`;
+    /// written by the session's commit (`session` empty for a publish from outside a session).
+    case publish(session: String, StoredPublication)
 }

@@ -6,6 +6,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case incompatible
         case closed
         case fenced
+        case rejected
     }
 
     private let code: Code
@@ -39,6 +40,12 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         StorageError(code: .fenced, message: message, lostSessions: sessions)
     }
 
+    /// The storage refused the write for what it holds (bad data, a violated constraint): the same write would fail
+    /// the same way again, unlike ``unavailable(_:)``.
+    public static func rejected(_ message: String) -> StorageError {
+        StorageError(code: .rejected, message: message)
+    }
+
     /// The storage was closed.
     public static let closed = StorageError(code: .closed, message: "the storage is closed")
 
@@ -50,6 +57,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public var isClosed: Bool { code == .closed }
     /// Whether another node owns a session the write touched.
     public var isFenced: Bool { code == .fenced }
+    /// Whether the storage refused the write for its content, so that retrying it cannot help.
+    public var isRejected: Bool { code == .rejected }
 
     /// The message.
     public var description: String { message }

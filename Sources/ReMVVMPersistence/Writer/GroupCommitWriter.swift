@@ -37,8 +37,22 @@ final class GroupCommitWriter: Sendable {
     /// Whether the last transaction failed (cleared by the next that succeeds): read without a lock by
     /// dispatches, which are refused before reducing meanwhile.
     private let failing = Atomic<Bool>(false)
-    /// Told which sessions another node took over, before their barriers fail.
-    private let onLost = Mutex<(@Sendable ([String]) -> Void)?>(nil)
+    /// Told which sessions another node took over, before their barriers fail. A class holds the closure:
+    /// a closure that is a `Mutex`'s own value gains a re-abstraction thunk on every `withLock` passing it
+    /// `inout`, and overflows the stack after enough calls.
+    private let onLost = Mutex<LostHandler?>(nil)
+
+    /// The handler of lost sessions, copied out of its lock as a reference.
+    private final class LostHandler: Sendable {
+        let call: @Sendable ([String]) -> Void
+
+        init(_ call: @escaping @Sendable ([String]) -> Void) {
+            self.call = call
+        }
+    }
+
+    /// The hub that gets each transaction's topic messages once durable (the outbox); nil for none.
+    private let topics: TopicHub?
 
     /// How long the thread waits before retrying a failed write when nothing new arrives.
     static let retryDelay: DispatchTimeInterval = .milliseconds(200)
@@ -49,13 +63,16 @@ final class GroupCommitWriter: Sendable {
         snapshotEvery: Int,
         keysPerSession: Int = 256,
         logger: Logger,
+        topics: TopicHub? = nil,
         encode: @escaping @Sendable (CommitRecord) throws -> StoredCommit
     ) {
         self.storage = storage
         self.logger = logger
-        ledger = Mutex(
-            WriterLedger(
-                snapshotEvery: snapshotEvery, keysPerSession: keysPerSession, logger: logger, encode: encode))
+        self.topics = topics
+        var books = WriterLedger(
+            snapshotEvery: snapshotEvery, keysPerSession: keysPerSession, logger: logger, encode: encode)
+        if let topics { books.retainedMessages = topics.configuration.retainedMessages }
+        ledger = Mutex(books)
         let thread = Thread { [self] in self.run() }
         thread.name = "remvvm.group-commit"
         thread.start()
@@ -85,7 +102,8 @@ final class GroupCommitWriter: Sendable {
     /// Sets what is told, on the writer thread, which sessions another node took over: called
     /// after their changes were dropped and before their barriers fail.
     func whenSessionsLost(_ handler: @escaping @Sendable ([String]) -> Void) {
-        onLost.withLock { $0 = handler }
+        let box = LostHandler(handler)
+        onLost.withLock { $0 = box }
     }
 
     /// Calls `handler` once everything queued so far is durable (nil), or with the error that
@@ -175,10 +193,12 @@ final class GroupCommitWriter: Sendable {
     /// Writes one batch as one transaction and answers its barriers.
     ///
     /// A batch refused because another node took some of its sessions over is written again at once
-    /// without those sessions' changes: the other sessions' commits are not failed with them.
+    /// without those sessions' changes: the other sessions' commits are not failed with them. A batch refused for
+    /// its content twice in a row (``StorageError/isRejected``: its repair failed the same way) is set aside
+    /// (``WriterLedger/setAside(_:)``): its barriers fail, its sessions are dropped, and the writer is healthy again.
     private func write(_ items: [WriterItem]) {
         let storage = self.storage
-        let outcome = ledger.withLock { books -> (WriterLedger.Plan, StorageError?, Bool, [String], Set<String>) in
+        let outcome = ledger.withLock { books -> Outcome in
             books.pruneLost(now: books.clock())
             var plan = books.plan(items)
             var lost: [String] = []
@@ -191,14 +211,24 @@ final class GroupCommitWriter: Sendable {
                         continue
                     }
                 }
+                books.rejections = failure.isRejected ? books.rejections + 1 : 0
+                if books.rejections >= 2 {
+                    let setAside = books.setAside(&plan)
+                    return Outcome(
+                        plan: plan, failure: failure, healthy: !books.needsRepair, lost: lost + setAside,
+                        lostNow: books.lost, setAside: setAside)
+                }
                 books.failed(plan)
-                return (plan, failure, false, lost, books.lost)
+                return Outcome(plan: plan, failure: failure, healthy: false, lost: lost, lostNow: books.lost)
             }
+            books.rejections = 0
             books.published(plan)
-            return (plan, nil, !books.needsRepair, lost, books.lost)
+            return Outcome(plan: plan, failure: nil, healthy: !books.needsRepair, lost: lost, lostNow: books.lost)
         }
-        let (plan, failure, healthy, lost, lostNow) = outcome
-        failing.store(failure != nil, ordering: .relaxed)
+        let (plan, failure, healthy, lost, lostNow) = (
+            outcome.plan, outcome.failure, outcome.healthy, outcome.lost, outcome.lostNow
+        )
+        failing.store(failure != nil && outcome.setAside == nil, ordering: .relaxed)
         stats.withLock { stats in
             guard failure == nil else {
                 stats.failures += 1
@@ -208,20 +238,41 @@ final class GroupCommitWriter: Sendable {
             stats.commits += plan.commits
             stats.snapshots += plan.snapshots
         }
-        if let failure {
+        if let setAside = outcome.setAside, let failure {
+            logger.error(
+                "the storage refused a batch twice for its content; it is set aside and its sessions dropped",
+                metadata: [
+                    "error": "\(failure)", "sessions.set_aside": "\(setAside.count)",
+                    "session.ids": "\(setAside.prefix(8).joined(separator: ","))",
+                ])
+        } else if let failure {
             logger.error(
                 "cannot write to durable storage; the dispatches waiting for it are answered with an error",
                 metadata: ["error": "\(failure)", "storage.changes": "\(plan.changes.count)"])
         }
-        if !lost.isEmpty {
+        if lost.count > (outcome.setAside?.count ?? 0) {
             logger.warning(
                 "another node took sessions over; this node's copies are dropped",
                 metadata: ["sessions.lost": "\(lost.count)", "session.ids": "\(lost.prefix(8).joined(separator: ","))"])
-            onLost.withLock { $0 }?(lost)
         }
+        if !lost.isEmpty { tellLost(lost) }
         queue.withLock { queue in
             queue.unhealthy = !healthy
             queue.lost = lostNow
+        }
+        // Durable now: members get the messages before anyone (their posters included) is answered.
+        if failure == nil, let topics, !plan.publications.isEmpty {
+            topics.deliver(
+                durable: plan.publications.compactMap { publication in
+                    publication.stored.position.map { (publication.message, $0) }
+                })
+        }
+        for (stored, reply) in plan.posts {
+            if let failure {
+                reply(.failure(failure))
+            } else {
+                reply(.success(stored.map { $0.position ?? 0 }))
+            }
         }
         for (session, barrier) in plan.barriers {
             if let failure {
@@ -232,6 +283,40 @@ final class GroupCommitWriter: Sendable {
                 barrier(nil)
             }
         }
+    }
+
+    /// Posts topic messages published from outside a session in a transaction of their own and waits until
+    /// they are durable and delivered; their positions, or the error that kept them from being written.
+    func post(_ publications: [TopicPublication]) throws(StorageError) -> [UInt64] {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<[UInt64], StorageError>>(.failure(.closed))
+        let queued = enqueue(
+            .post(publications) { result in
+                outcome.withLock { $0 = result }
+                done.signal()
+            })
+        guard queued else { throw .closed }
+        done.wait()
+        return try outcome.withLock { $0 }.get()
+    }
+
+    /// Tells the handler of lost sessions (``whenSessionsLost(_:)``) about `lost`.
+    func tellLost(_ lost: [String]) {
+        onLost.withLock { $0 }?.call(lost)
+    }
+
+    /// What one batch came to.
+    private struct Outcome {
+        var plan: WriterLedger.Plan
+        var failure: StorageError?
+        /// Whether nothing is left to repair.
+        var healthy: Bool
+        /// Sessions dropped by this batch (lost to another node, or set aside).
+        var lost: [String]
+        /// Every session lost so far.
+        var lostNow: Set<String>
+        /// The sessions of a batch set aside, when it was.
+        var setAside: [String]? = nil
     }
 
     private static func write(_ changes: [StorageChange], to storage: any SessionStorage) -> StorageError? {

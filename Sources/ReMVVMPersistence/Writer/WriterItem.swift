@@ -5,8 +5,8 @@ import Foundation
 enum WriterItem: Sendable {
     /// Starts tracking a session; `create` also stores its identity.
     case register(WriterSession, create: SessionRecord?)
-    /// A commit of a tracked session, to append to its log.
-    case commit(session: String, record: CommitRecord, idempotency: IdempotentDispatch.Note?)
+    /// A commit of a tracked session, to append to its log with its idempotency key (``CommitRecord/metadata``).
+    case commit(session: String, record: CommitRecord)
     /// The answer of a dispatch whose commit was queued with `key`.
     case answer(session: String, key: String, answer: Data)
     /// Moves a tracked session's stored expiry to `expires` (if later): it was used.
@@ -20,4 +20,7 @@ enum WriterItem: Sendable {
     case barrier(session: String?, @Sendable (StorageError?) -> Void)
     /// Snapshots every tracked session (clean shutdown).
     case snapshotAll
+    /// Topic messages published from outside a session, in a transaction of their own; `reply` gets their
+    /// positions once durable and delivered, or the error that kept them from being written.
+    case post([TopicPublication], reply: @Sendable (Result<[UInt64], StorageError>) -> Void)
 }

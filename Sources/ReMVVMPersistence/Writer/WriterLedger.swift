@@ -20,6 +20,10 @@ struct WriterLedger {
         var deleted: Set<String> = []
         /// The highest version of each session this transaction stores (a commit or a snapshot).
         var written: [String: UInt64] = [:]
+        /// The topic messages this transaction stores, in order, each with what the hub delivers.
+        var publications: [(stored: StoredPublication, message: TopicPublication)] = []
+        /// Publishes from outside a session, answered once this transaction is durable (or failed).
+        var posts: [(stored: [StoredPublication], reply: @Sendable (Result<[UInt64], StorageError>) -> Void)] = []
     }
 
     private(set) var sessions: [String: WriterSession] = [:]
@@ -30,6 +34,11 @@ struct WriterLedger {
     private(set) var pendingDeletes: Set<String> = []
     /// Idempotency keys, answers and expiry touches whose transaction failed, to write again with the repair.
     private(set) var pendingKeys: [StorageChange] = []
+    /// Topic messages of commits whose transaction failed, to write again with the repair (the commit is in
+    /// memory and in the repair's snapshot, so its messages must go out too).
+    private(set) var pendingPublications: [(session: String, message: TopicPublication)] = []
+    /// How many of its latest messages each topic keeps in storage.
+    var retainedMessages = 50
     /// Sessions another node took over: no longer tracked, and their barriers fail.
     private(set) var lost: Set<String> = []
     /// When each session of ``lost`` was lost (the writer's monotonic nanoseconds), so that ``pruneLost(now:)``
@@ -40,6 +49,8 @@ struct WriterLedger {
     /// How long a lost session is remembered: far longer than any request holding this node's old copy lives
     /// (a long-poll waits at most a minute), after which no barrier or removal of it can come any more.
     static let lostRetention: UInt64 = 10 * 60 * 1_000_000_000
+    /// Transactions refused in a row for their content (``StorageError/isRejected``): at two, the batch is set aside.
+    var rejections = 0
     let snapshotEvery: Int
     /// Idempotency keys kept per session in storage: the older ones are forgotten at each snapshot.
     let keysPerSession: Int
@@ -59,7 +70,9 @@ struct WriterLedger {
     }
 
     /// Whether an earlier failure still needs a write, even with nothing new queued.
-    var needsRepair: Bool { !repairs.isEmpty || !pendingDeletes.isEmpty || !pendingKeys.isEmpty }
+    var needsRepair: Bool {
+        !repairs.isEmpty || !pendingDeletes.isEmpty || !pendingKeys.isEmpty || !pendingPublications.isEmpty
+    }
 
     /// Plans the transaction for `items`, in queue order, plus the repairs left by a failure.
     mutating func plan(_ items: [WriterItem]) -> Plan {
@@ -79,6 +92,10 @@ struct WriterLedger {
             }
         }
         pendingKeys.removeAll()
+        for (id, message) in pendingPublications where sessions[id] != nil {
+            publish(message, of: id, to: &plan)
+        }
+        pendingPublications.removeAll()
         for item in items {
             switch item {
             case .register(let session, let create):
@@ -88,13 +105,18 @@ struct WriterLedger {
                     plan.changes.append(.create(create))
                     plan.touched.insert(create.id)
                 }
-            case .commit(let id, let record, let idempotency):
+            case .commit(let id, let record):
                 append(record, of: id, to: &plan)
-                if let idempotency, sessions[id] != nil {
+                if let idempotency = record.metadata.idempotency, sessions[id] != nil {
                     let key = StoredIdempotencyKey(
                         key: idempotency.key, digest: idempotency.digest, version: record.version)
                     plan.changes.append(.remember(session: id, key))
                 }
+                if sessions[id] != nil {
+                    for message in record.publications { publish(message, of: id, to: &plan) }
+                }
+            case .post(let messages, let reply):
+                plan.posts.append((messages.map { publish($0, of: "", to: &plan) }, reply))
             case .answer(let id, let key, let answer):
                 if sessions[id] != nil { plan.changes.append(.answer(session: id, key: key, answer: answer)) }
             case .touch(let id, let expires):
@@ -143,11 +165,28 @@ struct WriterLedger {
         }
         oldestLost = min(oldestLost, now)
         pendingKeys.removeAll { dropped.contains($0.session) }
+        pendingPublications.removeAll { dropped.contains($0.session) }
+        let unpublished = Set(
+            plan.changes.compactMap { change -> ObjectIdentifier? in
+                guard case .publish(let id, let stored) = change, dropped.contains(id) else { return nil }
+                return ObjectIdentifier(stored)
+            })
+        plan.publications.removeAll { unpublished.contains(ObjectIdentifier($0.stored)) }
         plan.changes.removeAll { dropped.contains($0.session) }
         plan.touched.subtract(dropped)
         plan.deleted.subtract(dropped)
         for id in dropped { plan.written[id] = nil }
         return known
+    }
+
+    /// The transaction of `plan` was refused for its content twice in a row (the repair included), so retrying it
+    /// would fail for ever: every session it touches is dropped, as if another node had taken it over (the server
+    /// drops its copy, and a shared storage's next request loads it as last stored), and nothing of it is
+    /// retried. Returns the sessions dropped.
+    mutating func setAside(_ plan: inout Plan) -> [String] {
+        let ids = Set(plan.changes.map(\.session)).union(plan.touched).union(plan.deleted).sorted()
+        rejections = 0
+        return drop(ids, from: &plan)
     }
 
     /// The transaction of `plan` is durable: publishes each written session's highest stored version, before
@@ -185,6 +224,21 @@ struct WriterLedger {
             default: continue
             }
         }
+        for change in plan.changes {
+            guard case .publish(let id, let stored) = change, !id.isEmpty,
+                let message = plan.publications.first(where: { $0.stored === stored })?.message
+            else { continue }
+            pendingPublications.append((id, message))
+        }
+    }
+
+    /// Adds a topic message to the transaction, in order after what `id` wrote before it.
+    @discardableResult
+    private func publish(_ message: TopicPublication, of id: String, to plan: inout Plan) -> StoredPublication {
+        let stored = StoredPublication(topic: message.topic, action: message.encoded, retaining: retainedMessages)
+        plan.changes.append(.publish(session: id, stored))
+        plan.publications.append((stored, message))
+        return stored
     }
 
     private mutating func append(_ record: CommitRecord, of id: String, to plan: inout Plan) {
@@ -241,7 +295,7 @@ extension StorageChange {
         switch self {
         case .create(let record): record.id
         case .append(let id, _), .snapshot(let id, _), .delete(let id), .remember(let id, _), .answer(let id, _, _),
-            .forgetKeys(let id, _), .touch(let id, _):
+            .forgetKeys(let id, _), .touch(let id, _), .publish(let id, _):
             id
         }
     }

@@ -10,7 +10,7 @@ extension API {
         case .wrongMethod(let allowed, _):
             exchange.send(.methodNotAllowed(exchange.request.method, allowed: allowed))
         case .route(let route, let parameters, _):
-            let head = RequestHead(exchange.request)
+            let head = RequestHead(exchange.request, clientAddress: clientAddress.of(exchange.request))
             let body = exchange.request.body
             runParked(exchange) { [self] in
                 let identity: Identity?

@@ -43,7 +43,7 @@ extension API {
             then(self, session, exchange)
             return
         }
-        let head = RequestHead(exchange.request)
+        let head = RequestHead(exchange.request, clientAddress: clientAddress.of(exchange.request))
         runParked(exchange) { [self] in
             let outcome = await identify(head)
             guard !Task.isCancelled else { return exchange.send(.draining) }
@@ -64,9 +64,7 @@ extension Problem {
     static func authentication(_ error: AuthenticationError, challenge: String) -> Problem {
         switch error.code {
         case .missing:
-            return Problem(
-                status: 401, slug: "missing-credentials", title: "Unauthorized", detail: error.detail,
-                headers: ["WWW-Authenticate": challenge])
+            return .missingCredentials(error.detail, challenge: challenge)
         case .invalid:
             // RFC 6750's error attribute, after the challenge's own parameters if it has any.
             let separator = challenge.contains(" ") ? ", " : " "

@@ -19,7 +19,7 @@ extension API {
             return
         }
         let key = request.headers["idempotency-key"]
-        var note: IdempotentDispatch.Note?
+        var note: CommitMetadata.Idempotency?
         if let key {
             guard IdempotencyCache.isValidKey(key) else {
                 exchange.send(
@@ -30,8 +30,9 @@ extension API {
             }
             let digest = IdempotencyCache.digest(request.body)
             switch session.idempotency.withLock({ $0.begin(key: key, digest: digest) }) {
-            case .proceed: note = IdempotentDispatch.Note(key: key, digest: digest)
-            case .replay(let response):
+            case .proceed: note = CommitMetadata.Idempotency(key: key, digest: digest)
+            case .replay(let kept):
+                let response = replayed(kept, session: session, request: request)
                 // A first answer that failed to be stored is stored by the writer's repair: the replay waits for it.
                 whenDurable(response, session: session.id) { answer in
                     if answer.status == 200 { exchange.sendPrepared(answer) } else { exchange.send(answer) }
@@ -52,29 +53,34 @@ extension API {
             }
         }
         guard let durability, let note else {
-            respond(dispatchResponse(session, request), session: session, note: note, exchange)
+            respond(dispatchResponse(session, request, note: note), session: session, note: note, exchange)
             return
         }
-        // The commit is logged with its key in one transaction, and the answer right after it.
-        let response = IdempotentDispatch.$current.withValue(note) { dispatchResponse(session, request) }
+        // The commit carries its key (its metadata) into the log, in one transaction, and the answer right after it.
+        let response = dispatchResponse(session, request, note: note)
         if response.status == 200, case .bytes(let body) = response.body {
-            durability.recordAnswer(session: session.id, key: note.key, answer: body)
+            durability.recordAnswer(
+                session: session.id, key: note.key,
+                answer: IdempotencyCache.compact(body, limit: configuration.maxIdempotentAnswerSize))
         }
         respond(response, session: session, note: note, exchange)
     }
 
     /// Sends a dispatch's answer, once durable when it changed something.
     private func respond(
-        _ response: HTTPResponse, session: Session, note: IdempotentDispatch.Note?, _ exchange: Exchange
+        _ response: HTTPResponse, session: Session, note: CommitMetadata.Idempotency?, _ exchange: Exchange
     ) {
-        guard durability != nil, response.status == 200 else {
+        guard durability != nil, Self.isApplied(response) else {
             finishDispatch(response, note: note, session: session, exchange)
             return
         }
-        // With durability, the answer waits (parked, no thread held) until the commit is on disk.
-        whenDurable(response, session: session.id) { [self] answer in
+        // With durability, the answer waits (parked, no thread held) until the commit is on disk; so does an
+        // applied dispatch answered with a view over its budget.
+        let stored = response.status == 200 ? response : HTTPResponse(status: 204)
+        whenDurable(stored, session: session.id) { [self] answer in
             // A session another node took over keeps nothing of this dispatch: its retry goes there.
             let applied = session.hasMoved ? nil : response
+            let answer = answer.status == stored.status ? response : answer
             finishDispatch(answer, applied: applied, note: note, session: session, exchange)
         }
     }
@@ -85,15 +91,15 @@ extension API {
     /// (`applied`), and the writer's repair stores it with its key: the key keeps that answer, so a
     /// retry gets it once it is durable instead of applying the actions a second time.
     private func finishDispatch(
-        _ response: HTTPResponse, applied: HTTPResponse? = nil, note: IdempotentDispatch.Note?, session: Session,
+        _ response: HTTPResponse, applied: HTTPResponse? = nil, note: CommitMetadata.Idempotency?, session: Session,
         _ exchange: Exchange
     ) {
         if let note {
+            let kept = Self.isApplied(response) ? response : applied.flatMap { Self.isApplied($0) ? $0 : nil }
+            let compacted = kept.map { compact($0) }
             session.idempotency.withLock { cache in
-                if response.status == 200 {
-                    cache.finish(key: note.key, digest: note.digest, response: response)
-                } else if let applied, applied.status == 200 {
-                    cache.finish(key: note.key, digest: note.digest, response: applied)
+                if let compacted {
+                    cache.finish(key: note.key, digest: note.digest, response: compacted)
                 } else {
                     cache.abandon(key: note.key)
                 }
@@ -107,22 +113,63 @@ extension API {
         }
     }
 
-    private func dispatchResponse(_ session: Session, _ request: HTTPRequest) -> HTTPResponse {
+    /// The answer an idempotency key keeps: its views left out (``IdempotencyCache/compact(_:limit:)``).
+    private func compact(_ response: HTTPResponse) -> HTTPResponse {
+        guard case .bytes(let body) = response.body else { return response }
+        return HTTPResponse(
+            status: response.status, headers: response.headers,
+            body: .bytes(IdempotencyCache.compact(body, limit: configuration.maxIdempotentAnswerSize)))
+    }
+
+    /// A kept answer replayed to `request`: the same status, results and version, with the views the request
+    /// names as they were at that version, read from the store's history; `{}` when the history no longer goes
+    /// back that far (the client then reads or polls from the version it is given). An answer kept whole (an
+    /// older storage row) is replayed as it was.
+    private func replayed(_ kept: HTTPResponse, session: Session, request: HTTPRequest) -> HTTPResponse {
+        guard case .bytes(let body) = kept.body, let prefix = IdempotencyCache.viewlessPrefix(body),
+            let version = kept.headers["Store-Version"].flatMap({ Cursor(parsing: $0) }),
+            version.epoch == session.epoch,
+            let views = try? request.viewSelection(of: session.store), !views.isEmpty,
+            let past = session.store.views(views, since: version.number).past, !past.isEmpty
+        else { return kept }
+        var rebuilt = Array(prefix)
+        let sorted = past.count < 2 ? past : past.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        do {
+            for (index, snapshot) in sorted.enumerated() {
+                if index > 0 { rebuilt.append(UInt8(ascii: ",")) }
+                JSONValue.string(snapshot.name).serialize(into: &rebuilt)
+                rebuilt.append(UInt8(ascii: ":"))
+                rebuilt += try snapshot.jsonBytes()
+            }
+        } catch {
+            return kept
+        }
+        rebuilt.append(utf8: "}}")
+        return HTTPResponse(status: kept.status, headers: kept.headers, body: .bytes(rebuilt))
+    }
+
+    /// Whether a dispatch answered so applied its actions: 200, or 507 when a view passed its budget after them
+    /// (kept under its `Idempotency-Key` like a 200, so a retry is answered, never applied again).
+    private static func isApplied(_ response: HTTPResponse) -> Bool {
+        response.status == 200 || response.status == Problem.viewTooLargeStatus
+    }
+
+    /// Dispatches the request's actions with `note` (the request's idempotency key) in the commit's metadata, and
+    /// builds the answer.
+    private func dispatchResponse(
+        _ session: Session, _ request: HTTPRequest, note: CommitMetadata.Idempotency?
+    ) -> HTTPResponse {
         // Refused before reducing while the storage is known to be failing: the state in memory does not run
         // further ahead of the log than the batch whose write failed (an atomic load).
         if let durability, durability.isFailing { return Problem.storageDown.response }
         do {
             let views = try request.viewSelection(of: session.store)
             let expected = try expectedVersion(request, session: session)
-            let decoded: [any StoreAction]
-            do {
-                decoded = try actions.decodeActions(from: request.body)
-            } catch {
-                return Problem.invalidAction(error).response
-            }
+            let decoded = try admittedActions(request)
             let outcome: DispatchOutcome
             do {
-                outcome = try session.store.dispatch(decoded, views: views, expectedVersion: expected)
+                outcome = try session.store.dispatch(
+                    decoded, views: views, expectedVersion: expected, metadata: CommitMetadata(idempotency: note))
             } catch {
                 // Closed because another node took the session over: the retry goes there.
                 if error.isClosed { return (session.hasMoved ? Problem.sessionMoved : .sessionNotFound).response }
@@ -131,13 +178,30 @@ extension API {
             // A long-poll woken by this dispatch has written the version and its headers already.
             let written = session.answers.headers(at: outcome.version)
             let version = written?.version ?? session.cursor(outcome.version).description  // Used thrice.
-            let body = try Self.dispatchBody(outcome, version: version)
+            let body: [UInt8]
+            do {
+                try checkChangedViews(session, outcome)
+                body = try Self.dispatchBody(outcome, version: version, maxViewBytes: configuration.maxViewBytes)
+            } catch  where error.status == Problem.viewTooLargeStatus {
+                metrics.refused(.viewBudget)
+                return Problem.appliedButViewTooLarge(error, version: version).response
+            }
             return HTTPResponse(
                 status: 200, headers: written?.headers ?? Self.versionedHeaders(version: version), body: .bytes(body))
-        } catch let problem as Problem {
-            return problem.response
         } catch {
-            return Problem.internalError("\(error)").response
+            return error.response
+        }
+    }
+
+    /// The actions of a dispatch's body, if a client may send them: the door every action from outside the
+    /// server passes. Only the app's ``StoreDefinition/clientActions`` are decoded; any other known type is
+    /// refused with 403 before its payload is read, so a client cannot forge an effect's result or a topic's
+    /// message. The one place where what a caller may send is decided.
+    private func admittedActions(_ request: HTTPRequest) throws(Problem) -> [any StoreAction] {
+        do {
+            return try actions.decodeClientActions(from: request.body)
+        } catch {
+            throw Problem.invalidAction(error)
         }
     }
 
@@ -155,7 +219,9 @@ extension API {
 
     /// `{"results": [...], "version": "...", "views": {...}}`, written straight into bytes: each
     /// view's JSON is serialized once per version and shared by every answer that shows it.
-    static func dispatchBody(_ outcome: DispatchOutcome, version: String) throws(ViewEncodingError) -> [UInt8] {
+    static func dispatchBody(
+        _ outcome: DispatchOutcome, version: String, maxViewBytes: Int
+    ) throws(Problem) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(96)
         body.append(utf8: #"{"results":["#)
@@ -179,10 +245,20 @@ extension API {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONValue.string(snapshot.name).serialize(into: &body)
             body.append(UInt8(ascii: ":"))
-            body += try snapshot.jsonBytes()
+            body += try snapshot.budgetedBytes(max: maxViewBytes)
         }
         body.append(utf8: "}}")
         return body
+    }
+
+    /// Checks every view the dispatch changed, asked for or not, against the budget: the dispatch that makes a view
+    /// too large is the one told so (naming it), whoever watches it. Each is encoded once, for every answer after.
+    private func checkChangedViews(_ session: Session, _ outcome: DispatchOutcome) throws(Problem) {
+        guard outcome.results.contains(.applied) else { return }
+        let (_, snapshots) = session.store.views(session.store.allViews)
+        for snapshot in snapshots where snapshot.version == outcome.version {
+            _ = try snapshot.budgetedBytes(max: configuration.maxViewBytes)
+        }
     }
 
     /// The version an `If-Match` header requires, if any; `*` (RFC 9110: any current version) requires none.

@@ -73,6 +73,13 @@ extension Problem {
             detail: "the session could not be loaded from the shared storage (\(error))", headers: ["Retry-After": "1"])
     }
 
+    /// Too many sessions wait to be loaded from the shared storage (``ServerConfiguration/maxPendingLoads``).
+    static let loadingBusy = Problem(
+        status: 503, slug: "loading-busy", title: "Service Unavailable",
+        detail:
+            "this node is loading too many sessions from the shared storage at once to take another; retry after "
+            + "the Retry-After delay (the limit is --max-pending-loads)", headers: ["Retry-After": "1"])
+
     /// The server is stopping and takes no session any more.
     static let draining = Problem(
         status: 503, slug: "draining", title: "Service Unavailable",

@@ -28,7 +28,7 @@ extension API {
         }
         let poll = LongPoll(
             api: self, session: session, exchange: exchange.parked,
-            feed: ChangeFeed(session: session, views: views, form: form),
+            feed: ChangeFeed(session: session, views: views, form: form, maxViewBytes: configuration.maxViewBytes),
             since: since)
         guard let since, since.epoch == session.epoch, since.number <= session.store.version else {
             poll.answer()
@@ -36,6 +36,7 @@ extension API {
         }
         guard session.parkedPolls.add(1, ordering: .relaxed).newValue <= configuration.maxPollsPerSession else {
             session.parkedPolls.subtract(1, ordering: .relaxed)
+            metrics.refused(.pollsPerSession)
             exchange.send(.tooManyRequests("at most \(configuration.maxPollsPerSession) long-polls per session"))
             return
         }
@@ -149,7 +150,7 @@ final class LongPoll: Sendable {
                 if let problem { exchange.send(problem) } else { exchange.sendPrepared(response) }
             }
         } catch {
-            exchange.send(.internalError("\(error)"))
+            exchange.send(error)
         }
     }
 

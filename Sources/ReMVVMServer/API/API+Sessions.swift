@@ -20,12 +20,20 @@ extension API {
             exchange.send(.storageDown)
             return
         }
+        if let creationBudget,
+            case .refused(let retryAfter) = creationBudget.take(
+                clientAddress.of(exchange.request), now: exchange.started)
+        {
+            metrics.refused(.sessionCreationRate)
+            exchange.send(.tooManySessions(configuration, retryAfter: retryAfter))
+            return
+        }
         guard authentication != nil else {
             createSession(exchange, identity: nil)
             return
         }
         // The app's sign-in first, off the worker: the session is the identity's it names.
-        let head = RequestHead(exchange.request)
+        let head = RequestHead(exchange.request, clientAddress: clientAddress.of(exchange.request))
         runParked(exchange) { [self] in
             let outcome = await identify(head)
             guard !Task.isCancelled else { return exchange.send(.draining) }
@@ -39,6 +47,7 @@ extension API {
     /// Creates the session of `identity` (nil: anonymous) and answers with its credentials and views.
     private func createSession(_ exchange: Exchange, identity: Identity?) {
         guard let session = sessions.create(identity: identity) else {
+            metrics.refused(.sessionLimit)
             exchange.send(.unavailable("the server holds its maximum of \(configuration.maxSessions) sessions"))
             return
         }
@@ -50,15 +59,19 @@ extension API {
         do {
             let (version, snapshots) = session.store.views(session.store.allViews)
             let cursor = session.cursor(version)
-            let body: JSONValue = [
-                "id": .string(session.id), "token": .string(session.token ?? ""),
-                "version": .string(cursor.description), "views": try snapshots.viewsObject(),
-            ]
+            var body: [UInt8] = []
+            body.append(utf8: #"{"id":"#)
+            JSONValue.string(session.id).serialize(into: &body)
+            body.append(utf8: #","token":"#)
+            JSONValue.string(session.token ?? "").serialize(into: &body)
+            body.append(utf8: #","version":"#)
+            JSONValue.string(cursor.description).serialize(into: &body)
+            body.append(utf8: #","views":"#)
+            body += try snapshots.viewsObjectBytes(max: configuration.maxViewBytes)
+            body.append(UInt8(ascii: "}"))
             var headers = versionHeaders(cursor)
             headers["Location"] = "/v1/sessions/\(session.id)"
-            headers.add(
-                name: "Set-Cookie",
-                value: sessionCookie(session))
+            headers.add(name: "Set-Cookie", value: sessionCookie(session, exchange.request))
             // With durability, the credentials are handed out only once the session is on disk.
             whenDurable(.json(201, body, headers: headers)) { response in
                 if response.status != 201 { self.sessions.remove(id: session.id) }
@@ -66,7 +79,7 @@ extension API {
             }
         } catch {
             sessions.remove(id: session.id)
-            exchange.send(.internalError("\(error)"))
+            exchange.send(error)
         }
     }
 
@@ -121,26 +134,48 @@ extension API {
                 exchange.send(HTTPResponse(status: 304, headers: versionHeaders(cursor)))
                 return
             }
-            let body: JSONValue = ["version": .string(cursor.description), "views": try snapshots.viewsObject()]
+            var body: [UInt8] = []
+            body.append(utf8: #"{"version":"#)
+            JSONValue.string(cursor.description).serialize(into: &body)
+            body.append(utf8: #","views":"#)
+            body += try snapshots.viewsObjectBytes(max: configuration.maxViewBytes)
+            body.append(UInt8(ascii: "}"))
             var headers = versionHeaders(cursor)
             if exchange.request.headers.contains("authorization") {
                 // A browser that lost its cookie (restarted) but kept the session gets it back, so
                 // its event stream can authenticate again.
-                headers.add(name: "Set-Cookie", value: sessionCookie(session))
+                headers.add(name: "Set-Cookie", value: sessionCookie(session, exchange.request))
             }
             exchange.send(.json(200, body, headers: headers))
         } catch {
-            exchange.send(.internalError("\(error)"))
+            exchange.send(error)
         }
     }
 
-    /// The cookie that lets the browser client authenticate requests it cannot add headers to (SSE).
-    func sessionCookie(_ session: Session) -> String {
-        "\(Credentials.cookieName)=\(session.token ?? ""); Path=/; HttpOnly; SameSite=Strict"
+    /// The cookie that lets the browser client authenticate requests it cannot add headers to (SSE); `Secure` when
+    /// the request came over TLS to a trusted proxy in front, so the browser never sends it in the clear.
+    func sessionCookie(_ session: Session, _ request: HTTPRequest) -> String {
+        let secure = clientAddress.isSecure(request) ? "; Secure" : ""
+        return "\(Credentials.cookieName)=\(session.token ?? ""); Path=/; HttpOnly; SameSite=Strict\(secure)"
     }
 
     /// `Store-Version` and `ETag` for a cursor.
     func versionHeaders(_ cursor: Cursor) -> HTTPHeaders {
         ["Store-Version": cursor.description, "ETag": cursor.etag]
+    }
+}
+
+extension Problem {
+    /// A client address spent its session-creation budget (``ServerConfiguration/sessionCreationBurst``).
+    static func tooManySessions(_ configuration: ServerConfiguration, retryAfter: Int) -> Problem {
+        let perSecond = configuration.sessionCreationRate
+        let rate = perSecond == perSecond.rounded() && abs(perSecond) < 1e9 ? "\(Int(perSecond))" : "\(perSecond)"
+        return Problem(
+            status: 429, slug: "too-many-sessions", title: "Too Many Requests",
+            detail:
+                "this client address may create \(configuration.sessionCreationBurst) sessions at once, then "
+                + "\(rate) per second, and has used that up: retry in \(retryAfter) s, and keep using one session "
+                + "rather than creating one per visit",
+            headers: ["Retry-After": "\(retryAfter)"])
     }
 }

@@ -15,12 +15,3 @@ extension HTTPResponse {
         return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
     }
 }
-
-extension [ViewSnapshot] {
-    /// `{name: viewModel}` for these snapshots.
-    func viewsObject() throws(ViewEncodingError) -> JSONValue {
-        var views: [String: JSONValue] = [:]
-        for snapshot in self { views[snapshot.name] = try snapshot.json() }
-        return .object(views)
-    }
-}

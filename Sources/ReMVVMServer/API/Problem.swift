@@ -10,7 +10,7 @@ struct Problem: Error, Sendable {
     let status: Int
     let slug: String
     let title: String
-    let detail: String
+    var detail: String
     var extensions: [String: JSONValue] = [:]
     var headers: HTTPHeaders = [:]
 
@@ -32,6 +32,18 @@ struct Problem: Error, Sendable {
     static let sessionNotFound = Problem(
         status: 404, slug: "session-not-found", title: "Not Found",
         detail: "no session with this id for this token (unknown, expired, deleted, or the token is wrong)")
+
+    /// A request with no credentials at all where it needs some (RFC 9110: 401 names the scheme to use in
+    /// `challenge`): a session route without the session's token, or the app's authenticator asking for sign-in.
+    static func missingCredentials(
+        _ detail: String = "this route needs the session's token: send Authorization: Bearer <token>, the token that "
+            + "POST /v1/sessions answered (or its remvvm_token cookie)",
+        challenge: String = "Bearer"
+    ) -> Problem {
+        Problem(
+            status: 401, slug: "missing-credentials", title: "Unauthorized", detail: detail,
+            headers: ["WWW-Authenticate": challenge])
+    }
 
     static func notFound(_ detail: String) -> Problem {
         Problem(status: 404, slug: "not-found", title: "Not Found", detail: detail)
@@ -55,9 +67,15 @@ struct Problem: Error, Sendable {
         if case .malformedJSON = error.reason {
             return badRequest(error.description, slug: "malformed-json")
         }
-        var problem = Problem(
-            status: 422, slug: "invalid-action", title: "Unprocessable Content", detail: error.description)
+        var problem =
+            if case .serverOnly = error.reason {
+                Problem(status: 403, slug: "server-only-action", title: "Forbidden", detail: error.description)
+            } else {
+                Problem(
+                    status: 422, slug: "invalid-action", title: "Unprocessable Content", detail: error.description)
+            }
         if let type = error.actionType { problem.extensions["actionType"] = .string(type) }
+        if let types = error.clientTypes { problem.extensions["sendableTypes"] = .array(types.map(JSONValue.string)) }
         if let field = error.field { problem.extensions["field"] = .string(field) }
         if let index = error.index { problem.extensions["index"] = .int(Int64(index)) }
         return problem

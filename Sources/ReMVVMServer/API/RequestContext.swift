@@ -38,6 +38,19 @@ struct Credentials {
         return nil
     }
 
+    /// Whether `request` carries no credentials at all: no `Authorization` field and no `remvvm_token` cookie.
+    /// Such a request is told to authenticate (401); one with wrong credentials gets the 404 an unknown session
+    /// gets, so nobody learns which sessions exist.
+    static func areAbsent(in request: borrowing HTTPRequest) -> Bool {
+        guard request.headers["authorization"] == nil else { return false }
+        for cookieHeader in request.headers.values(for: "cookie") {
+            for pair in cookieHeader.split(separator: ";") {
+                if pair.split(separator: "=", maxSplits: 1).first?.trimmingWhitespace() == cookieName { return false }
+            }
+        }
+        return true
+    }
+
     /// The token of `Bearer <token>`: the scheme is case-insensitive (RFC 9110), blanks around the token
     /// are dropped.
     static func bearerToken(_ header: String) -> Substring? {

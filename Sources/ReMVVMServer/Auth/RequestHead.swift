@@ -11,7 +11,8 @@ public struct RequestHead: Sendable {
     public let query: [(name: String, value: String)]
     /// The header fields, in order, names as sent; ``header(_:)`` looks one up case-insensitively.
     public let headers: [(name: String, value: String)]
-    /// The peer's IP address as text (`127.0.0.1`); empty when unknown.
+    /// The client's IP address as text (`127.0.0.1`): the peer's, or behind a trusted proxy
+    /// (``ServerConfiguration/trustedProxies``) the one it forwarded; empty when unknown.
     public let clientAddress: String
 
     /// A head for tests and for apps that check credentials outside a server.
@@ -26,10 +27,11 @@ public struct RequestHead: Sendable {
         self.clientAddress = clientAddress
     }
 
-    init(_ request: borrowing HTTPRequest) {
+    /// The head of `request`, sent by `clientAddress` (read by ``ClientAddress/of(_:)``, not the raw peer).
+    init(_ request: borrowing HTTPRequest, clientAddress: String) {
         self.init(
             method: request.method, path: request.path, query: request.query, headers: Array(request.headers),
-            clientAddress: request.clientAddress)
+            clientAddress: clientAddress)
     }
 
     /// The first field called `name` (case-insensitive), or nil.

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import MicroHTTP
@@ -21,27 +22,39 @@ final class API: HTTPHandler {
     let routeLabels: [String]
     /// The tasks running the app's async code (authenticators, app routes) for parked requests.
     let handlers: HandlerTasks
+    /// Reads a request's client address and scheme, believing only the trusted proxies.
+    let clientAddress: ClientAddress
+    /// Session creations per client address; nil when ``ServerConfiguration/sessionCreationBurst`` is 0.
+    let creationBudget: AddressBudget?
     let timer: DeadlineTimer
     let streams = EventStreams()
     let files: StaticFiles
     let logger: Logger
     /// Whether `logger` writes a debug line per answer (its level is set once, at start).
     let logsAnswers: Bool
-    /// Reads the transport's gauges for `/metrics` (set once the transport exists).
-    let transportGauges: @Sendable () -> [(name: String, help: String, value: Int)]
+    /// Reads the transport's connections and refusals for the metrics (set once the transport exists).
+    let transportGauges: @Sendable () -> TransportGauges
+    /// The storage writer's counts at the last gauge update, so its counters grow by the difference.
+    private let writerCounts = Mutex(WriterStatistics())
+    /// The app's topic hub: the metrics count its statistics and the housekeeper tidies it (``tidyTopics()``); nil
+    /// when the server was not given it.
+    let topics: TopicHub?
+    /// The hub's counts at the last gauge update.
+    private let topicCounts = Mutex<TopicStatistics?>(nil)
+    /// The transport's refusals at the last gauge update.
+    private let transportCounts = Mutex(TransportStatistics())
     /// Where sessions are kept durably; nil keeps them in memory only.
     let durability: (any SessionPersistence)?
     /// Loads the sessions a shared storage holds and this node does not; nil unless the storage is shared.
     let loader: SessionLoader?
     /// Set when the server stops: it takes no session any more (no loads, no new sessions).
     let draining = Atomic<Bool>(false)
-
     convenience init(
         configuration: ServerConfiguration,
         actions: ActionRegistry,
         makeStore: @escaping @Sendable () -> any ProjectedStore,
         logger: Logger,
-        transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
+        transportGauges: @escaping @Sendable () -> TransportGauges
     ) {
         self.init(
             configuration: configuration, actions: actions, makeStore: { _, _ in makeStore() }, durability: nil,
@@ -49,8 +62,7 @@ final class API: HTTPHandler {
     }
 
     /// An API whose stores are made per session identity, kept durably when `durability` is set, with the app's
-    /// sign-in and routes.
-
+    /// topic hub, sign-in and routes.
     init(
         configuration: ServerConfiguration,
         actions: ActionRegistry,
@@ -58,26 +70,36 @@ final class API: HTTPHandler {
         durability: (any SessionPersistence)?,
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),
+        topics: TopicHub? = nil,
         authentication: Authentication? = nil,
         routes: [AppRoute] = [],
-        transportGauges: @escaping @Sendable () -> [(name: String, help: String, value: Int)]
+        transportGauges: @escaping @Sendable () -> TransportGauges
     ) {
+        self.topics = topics
         self.authentication = authentication
         appRoutes = AppRouter(routes)
         routeLabels = Route.labels + appRoutes.labels
-        metrics = ServerMetrics(routeLabels: routeLabels)
         handlers = HandlerTasks(limit: configuration.maxRunningHandlers)
         timer = DeadlineTimer(clock: clock)
+        metrics = ServerMetrics(
+            routeLabels: routeLabels, factory: configuration.metricsFactory ?? NOOPMetricsHandler.instance)
         self.configuration = configuration
         self.actions = actions
         self.logger = logger
         logsAnswers = logger.logLevel <= .debug
         self.transportGauges = transportGauges
         self.durability = durability
+        clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
+        creationBudget =
+            configuration.sessionCreationBurst > 0
+            ? AddressBudget(
+                burst: configuration.sessionCreationBurst, rate: configuration.sessionCreationRate,
+                capacity: configuration.sessionCreationAddresses) : nil
         let sessions = SessionRegistry(
             limit: configuration.maxSessions,
             idempotencyLimit: configuration.idempotencyKeysPerSession,
             ttl: configuration.sessionTTL,
+            unusedTTL: configuration.unusedSessionTTL,
             makeStore: makeStore,
             onEnd: { session in durability?.remove(session: session.id) },
             storedExpiry: durability.map { durability in
@@ -89,10 +111,13 @@ final class API: HTTPHandler {
         self.sessions = sessions
         files = StaticFiles(root: configuration.publicDirectory)
         if let durability, durability.isShared {
+            let limits = SessionLoader.Limits(
+                lanes: configuration.sessionLoaders, pending: configuration.maxPendingLoads,
+                unknownTTL: configuration.unknownSessionCacheTTL)
             let timer = self.timer
             loader = SessionLoader(
                 durability: durability, sessions: sessions, idempotencyLimit: configuration.idempotencyKeysPerSession,
-                logger: logger, now: { StoredExpiry.date(ofMonotonic: timer.clock.now()) })
+                limits: limits, logger: logger, now: { StoredExpiry.date(ofMonotonic: timer.clock.now()) })
         } else {
             loader = nil
         }
@@ -146,7 +171,7 @@ final class API: HTTPHandler {
     }
 
     /// The request's session, found by id and token, or nil once the request is answered: a wrong token and an
-    /// unknown id get the same 404, so nobody can probe which sessions exist.
+    /// unknown id get the same 404, so nobody can probe which sessions exist; no credentials at all get 401.
     ///
     /// Returned rather than handed to a closure: a closure capturing the exchange copied it, request and all, on
     /// every session request. `then` (a closure that captures nothing, so costs nothing) serves the request
@@ -158,7 +183,7 @@ final class API: HTTPHandler {
         let credentials = Credentials(exchange.request)
         guard let session = sessions.find(id: id, token: credentials?.token) else {
             guard let loader, let id, let token = credentials?.token else {
-                exchange.send(.sessionNotFound)
+                exchange.send(Self.notFound(exchange.request, credentials: credentials))
                 return nil
             }
             guard !draining.load(ordering: .relaxed) else {
@@ -172,6 +197,7 @@ final class API: HTTPHandler {
                     authenticated(session, exchange, then)
                 case .unknown: exchange.send(.sessionNotFound)
                 case .unavailable(let error): exchange.send(Problem.storageUnavailable(error))
+                case .busy: exchange.send(Problem.loadingBusy)
                 }
             }
             return nil
@@ -183,6 +209,11 @@ final class API: HTTPHandler {
             return nil
         }
         return session
+    }
+
+    /// The answer for a session that is not found: 401 when the request carries no credentials at all, else 404.
+    static func notFound(_ request: borrowing HTTPRequest, credentials: Credentials?) -> Problem {
+        credentials == nil && Credentials.areAbsent(in: request) ? .missingCredentials() : .sessionNotFound
     }
 
     /// Refuses a cookie-authenticated change from another site; else marks the session as used.
@@ -212,21 +243,50 @@ final class API: HTTPHandler {
         return true
     }
 
+    /// `GET /metrics`: the exposition the configuration names, once the gauges are set; 404 when there is none
+    /// (the metrics are served on a listener of their own, or not at all).
     private func exposeMetrics(_ exchange: Exchange) {
+        guard let exposition = configuration.metricsExposition else {
+            exchange.send(.notFound("no API route \(exchange.request.method) \(exchange.request.path)"))
+            return
+        }
         guard isRead(exchange) else { return }
-        let all = sessions.all
-        var gauges: [(name: String, help: String, value: Int)] = [
-            ("remvvm_sessions", "Live sessions.", all.count),
-            ("remvvm_parked_polls", "Long-polls waiting for a change.", timer.count),
-            ("remvvm_event_streams", "Open Server-Sent Events streams.", streams.count),
-            ("remvvm_running_effects", "Middleware effects running.", all.reduce(0) { $0 + $1.store.runningEffects }),
-        ]
-        gauges += transportGauges()
-        let text = metrics.render(gauges: gauges)
+        updateMetricGauges()
         exchange.send(
             HTTPResponse(
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
-                body: .bytes(Array(text.utf8))))
+                body: .bytes(exposition())))
+    }
+
+    /// Sets the gauges from counts kept as the server runs: each an O(1) read, whatever the number of sessions.
+    func updateMetricGauges() {
+        let gauges = metrics.gauges
+        gauges.sessions.record(sessions.count)
+        gauges.parkedPolls.record(timer.count)
+        gauges.eventStreams.record(streams.count)
+        gauges.runningEffects.record(AnyProjectedStore.runningEffectsInProcess)
+        let transport = transportGauges()
+        gauges.openConnections.record(transport.open)
+        gauges.suspendedConnections.record(transport.suspended)
+        let lastTransport = transportCounts.withLock { last in
+            defer { last = transport.statistics }
+            return last
+        }
+        metrics.addRefusals(transport.statistics, since: lastTransport)
+        if let statistics = durability?.writerStatistics {
+            let last = writerCounts.withLock { last in
+                defer { last = statistics }
+                return last
+            }
+            metrics.storage.add(statistics, since: last)
+        }
+        if let statistics = topics?.statistics {
+            let last = topicCounts.withLock { last in
+                defer { last = statistics }
+                return last
+            }
+            metrics.topics.add(statistics, since: last)
+        }
     }
 
     /// The tidy deleted these sessions from storage: a copy held here (which its stored expiry should have kept
@@ -243,7 +303,24 @@ final class API: HTTPHandler {
 
     /// Expires the sessions idle at `now` (the housekeeper's clock); called by the server's housekeeper.
     func expireIdleSessions(now: Int64) {
-        let expired = sessions.expire(now: now)
-        if expired > 0 { logger.info("expired idle sessions", metadata: ["sessions.expired": "\(expired)"]) }
+        let (expired, unused) = sessions.expire(now: now)
+        metrics.sessionsExpired(idle: expired - unused, unused: unused)
+        if expired > 0 {
+            logger.info(
+                "expired idle sessions", metadata: ["sessions.expired": "\(expired)", "sessions.unused": "\(unused)"])
+        }
+    }
+
+    /// Drops the topics nobody used for their retention, from memory and from the topic log; called by the
+    /// housekeeper, so a log's round trip holds up neither a request nor a topic.
+    func tidyTopics() {
+        guard let topics else { return }
+        do {
+            let dropped = try topics.tidy()
+            if dropped > 0 { logger.debug("dropped idle topics", metadata: ["topics.dropped": "\(dropped)"]) }
+        } catch {
+            logger.warning(
+                "cannot forget idle topics in storage; tried again at the next round", metadata: ["error": "\(error)"])
+        }
     }
 }

@@ -1,8 +1,9 @@
 import MicroHTTP
+import ReMVVM
 import Synchronization
 
-/// The server's housekeeping, on a thread of its own: long-poll timeouts, event-stream heartbeats and idle
-/// session expiry, each when it is due.
+/// The server's housekeeping, on a thread of its own: long-poll timeouts, event-stream heartbeats, idle
+/// session expiry and idle topics, each when it is due.
 ///
 /// The thread sleeps until the next of them, at most ``longestSleep``, and a long-poll whose timeout comes
 /// sooner wakes it (``DeadlineTimer/sleep(until:)``): an idle server wakes once a second, where a fixed 50 ms
@@ -52,6 +53,11 @@ final class Housekeeper: Sendable {
         let clock = api.timer.clock
         var nextHeartbeat = clock.now() + heartbeat
         var nextExpiry = clock.now() + Self.longestSleep
+        // A tenth of the retention, at least a second: a topic outlives it by at most that much.
+        let tidyInterval = max(
+            MonotonicClock.nanoseconds(of: api.topics?.configuration.retention ?? .seconds(600)) / 10, Self.longestSleep
+        )
+        var nextTidy = clock.now() + tidyInterval
         while !state.withLock({ $0.isStopped }) {
             api.timer.fireDue()
             let now = clock.now()
@@ -62,6 +68,10 @@ final class Housekeeper: Sendable {
             if now >= nextExpiry {
                 api.expireIdleSessions(now: now)
                 nextExpiry = now + Self.longestSleep
+            }
+            if now >= nextTidy {
+                api.tidyTopics()
+                nextTidy = clock.now() + tidyInterval
             }
             state.withLock { $0.rounds += 1 }
             api.timer.sleep(until: min(nextHeartbeat, nextExpiry))

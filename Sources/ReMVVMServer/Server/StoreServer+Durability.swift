@@ -30,10 +30,13 @@ extension StoreServer {
     ) {
         var durability = durability
         durability.idempotencyKeysPerSession = configuration.idempotencyKeysPerSession
+        let pool = FanOutPool(threads: configuration.threads)
+        let definition = Self.scheduling(definition, on: pool)
         let sessions = DurableSessions(definition, storage: storage, configuration: durability, logger: logger)
         self.init(
             actions: definition.actions, makeStore: { sessions.makeStore(for: $0, durable: $1) }, durability: sessions,
-            configuration: configuration, logger: logger, authentication: authentication, routes: routes)
+            configuration: configuration, logger: logger, topics: definition.topics, pool: pool,
+            authentication: authentication, routes: routes)
     }
 
     /// Puts the stored sessions back in service, then lets the app resume each one; with a shared

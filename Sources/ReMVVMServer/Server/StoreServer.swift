@@ -21,6 +21,9 @@ public final class StoreServer: Sendable {
     /// Whether the stored sessions were restored (once, at the first start).
     let restored = Atomic<Bool>(false)
     private let housekeeper = Mutex<Housekeeper?>(nil)
+    /// The threads that run what the stores and the topic hub hand off: large long-poll fan-outs and topic
+    /// delivery passes. Started and stopped with the server.
+    let pool: FanOutPool
     let logger: Logger
     /// Deletes expired sessions from durable storage while ``run()`` serves; nil without durability.
     let tidy: SessionTidy?
@@ -39,15 +42,28 @@ public final class StoreServer: Sendable {
         authentication: Authentication? = nil,
         routes: [AppRoute] = []
     ) {
+        let pool = FanOutPool(threads: configuration.threads)
+        let definition = Self.scheduling(definition, on: pool)
         self.init(
             actions: definition.actions,
             makeStore: { record, _ in AnyProjectedStore(definition.makeStore(identity: record.identity)) },
             durability: nil,
-            configuration: configuration, logger: logger, authentication: authentication, routes: routes)
+            configuration: configuration, logger: logger, topics: definition.topics, pool: pool,
+            authentication: authentication, routes: routes)
+    }
+
+    /// `definition` with its stores' fan-outs and its hub's delivery passes run by `pool`.
+    static func scheduling<State>(_ definition: StoreDefinition<State>, on pool: FanOutPool) -> StoreDefinition<State> {
+        var definition = definition
+        definition.configuration.scheduler = pool
+        definition.topics.schedulePasses(on: pool)
+        return definition
     }
 
     /// A server whose stores are made per session identity, kept durably when `durability` is set; its long-poll
-    /// timeouts and housekeeping go by `clock`.
+    /// timeouts and housekeeping go by `clock`; `topics`, the app's hub, is counted in the metrics and tidied. The
+    /// stores `makeStore` makes hand their fan-outs to `pool` when their definition went through
+    /// ``scheduling(_:on:)``; the server starts and stops the pool.
     init(
         actions: ActionRegistry,
         makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
@@ -55,10 +71,13 @@ public final class StoreServer: Sendable {
         configuration: ServerConfiguration,
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),
+        topics: TopicHub? = nil,
+        pool: FanOutPool? = nil,
         authentication: Authentication? = nil,
         routes: [AppRoute] = []
     ) {
         self.logger = logger
+        self.pool = pool ?? FanOutPool(threads: configuration.threads)
         let transportBox = TransportBox()
         api = API(
             configuration: configuration,
@@ -67,6 +86,7 @@ public final class StoreServer: Sendable {
             durability: durability,
             logger: logger,
             clock: clock,
+            topics: topics,
             authentication: authentication,
             routes: routes,
             transportGauges: { transportBox.gauges() }
@@ -101,30 +121,62 @@ public final class StoreServer: Sendable {
     /// How many sessions are live.
     public var sessionCount: Int { api.sessions.count }
 
+    /// Sets the gauges (sessions, parked long-polls, event streams, running effects, connections) and the storage
+    /// counters in ``ServerConfiguration/metricsFactory`` from counts the server keeps as it runs, in O(1)
+    /// whatever the number of sessions. The API port's `/metrics` calls it before each scrape; call it before
+    /// serving the registry anywhere else (the executable's metrics listener does), or on a timer for a backend
+    /// that pushes.
+    public func updateMetricGauges() {
+        api.updateMetricGauges()
+    }
+
     /// How many times the housekeeping thread has woken since ``start()`` (for tests: it sleeps while nothing is
     /// due).
     var housekeepingRounds: Int { housekeeper.withLock { $0?.rounds ?? 0 } }
 
     /// Starts listening, and the housekeeping that times out long-polls, sends heartbeats and expires
-    /// idle sessions; returns once the server listens.
+    /// idle sessions; returns once the server listens, having logged where sessions live (memory, a file, a
+    /// database).
     ///
     /// ``run()`` is the usual way: it starts, waits and stops. Call `start()` yourself to know the port before
     /// the service runs (``run()`` then only waits and stops). A server serves once: after ``stop()`` it
     /// cannot start again.
     public func start() throws(StoreServerError) {
+        let maxViewBytes = api.configuration.maxViewBytes
+        guard (1...ServerConfiguration.maxViewBytesLimit).contains(maxViewBytes) else {
+            throw StoreServerError.invalidConfiguration.with(
+                "maxViewBytes is \(maxViewBytes); it must be 1 to \(ServerConfiguration.maxViewBytesLimit)")
+        }
         restoreSessions()
         do {
             try transport.start()
         } catch {
             throw StoreServerError(error)
         }
+        // Until it runs, a fan-out is declined and runs on the thread that caused it.
+        guard pool.start() else {
+            logger.error("could not start the fan-out threads (large long-poll wake-ups, topic deliveries)")
+            transport.stop()
+            throw StoreServerError.cannotStart.with("cannot start the fan-out threads")
+        }
         let keeper = Housekeeper(api: api)
         guard keeper.start() else {
             logger.error("could not start the housekeeping thread (long-poll timeouts, heartbeats, expiry)")
             transport.stop()
+            pool.stop()
             throw StoreServerError.cannotStart.with("cannot start the housekeeping thread")
         }
         housekeeper.withLock { $0 = keeper }
+        logger.info("\(sessionsLocation)")
+    }
+
+    /// Where sessions live, for the start line: an app that passed no storage learns that they end with the process.
+    var sessionsLocation: String {
+        guard let durability = api.durability else {
+            return "sessions live in memory only and end with the process; "
+                + "StoreServer(_:configuration:storage:) keeps them (SQLiteSessionStorage, PostgresSessionStorage)"
+        }
+        return "sessions live in \(durability.location)"
     }
 
     /// Whether ``start()`` has run and ``stop()`` has not.
@@ -132,7 +184,8 @@ public final class StoreServer: Sendable {
 
     /// Stops: takes no session and no connection any more, serves the open connections for at most
     /// ``ServerConfiguration/drainPeriod`` (each answer closing its connection), answers parked long-polls with
-    /// their current cursor, ends event streams, then closes every connection. Idempotent.
+    /// their current cursor, ends event streams, runs the fan-outs still queued and stops their threads, then
+    /// closes every connection. Idempotent.
     public func stop() {
         let keeper = housekeeper.withLock { keeper in
             defer { keeper = nil }
@@ -149,6 +202,8 @@ public final class StoreServer: Sendable {
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")
         waitForDurableAnswers()
+        // The fan-outs queued so far still reach their connections; later ones run on their callers' threads.
+        pool.stop()
         transport.stop()
         closeDurableSessions()
         logger.info("server stopped")
@@ -171,11 +226,11 @@ private final class TransportBox: Sendable {
         set { box.withLock { $0.server = newValue } }
     }
 
-    func gauges() -> [(name: String, help: String, value: Int)] {
-        guard let server else { return [] }
-        return [
-            ("remvvm_open_connections", "Open HTTP connections.", server.openConnections),
-            ("remvvm_suspended_connections", "Connections parked without a thread.", server.suspendedConnections),
-        ]
+    /// Open HTTP connections, those parked without a thread, and what the transport refused on its own; zeros
+    /// before the transport exists.
+    func gauges() -> TransportGauges {
+        guard let server else { return TransportGauges() }
+        return TransportGauges(
+            open: server.openConnections, suspended: server.suspendedConnections, statistics: server.statistics)
     }
 }

@@ -5,6 +5,9 @@ import ReMVVMPersistence
 /// Remembers dispatch answers by `Idempotency-Key`, so a retried request is answered without
 /// applying its actions again.
 ///
+/// Only an answer's results and version are kept (``compact(_:limit:)``), never its views: a view may be
+/// megabytes, and a session keeps hundreds of keys. A replay rebuilds the views from the store's history.
+///
 /// Bodies are told apart by their SHA-256 digest, which durable sessions store with the commit:
 /// after a restart the cache is filled again from storage (``restore(_:epoch:)``).
 struct IdempotencyCache {
@@ -83,6 +86,21 @@ struct IdempotencyCache {
         order.append(key)
     }
 
+    /// The bytes the remembered answers and digests hold: what the budget bounds, for tests.
+    var heldBytes: Int {
+        entries.values.reduce(0) { total, entry in
+            switch entry {
+            case .running(let fingerprint): total + fingerprint.count
+            case .done(let fingerprint, let response):
+                if case .bytes(let body) = response.body {
+                    total + fingerprint.count + body.count
+                } else {
+                    total + fingerprint.count
+                }
+            }
+        }
+    }
+
     /// Stores the answer of a request that ran.
     mutating func finish(key: String, digest: [UInt8], response: HTTPResponse) {
         guard entries[key] != nil else { return }
@@ -93,6 +111,31 @@ struct IdempotencyCache {
     mutating func abandon(key: String) {
         entries[key] = nil
         order.removeAll { $0 == key }
+    }
+
+    /// What is kept of a dispatch answer `{"results":[...],"version":"...","views":{...}}`: the same with its
+    /// views left empty, or, when that still passes `limit` bytes (a batch of hundreds of actions), with its
+    /// results left empty too, so a key never holds more than about `limit` bytes.
+    ///
+    /// The parts are found by their keys: inside a JSON string a quote is always escaped, so the first
+    /// `,"version":` and `,"views":` outside one are the answer's own.
+    static func compact(_ body: [UInt8], limit: Int) -> [UInt8] {
+        guard let views = body.firstRange(of: Self.viewsKey) else { return body }
+        var kept = Array(body[..<views.lowerBound])
+        kept += Self.viewsKey + Array("{}}".utf8)
+        guard kept.count > limit, let version = kept.firstRange(of: Array(#","version":"#.utf8)) else { return kept }
+        return Array(#"{"results":[]"#.utf8) + kept[version.lowerBound...]
+    }
+
+    /// `,"views":` as bytes: where an answer's views begin.
+    static let viewsKey = Array(#","views":"#.utf8)
+
+    /// The bytes of an answer kept with its views left empty (``compact(_:limit:)``), up to `"views":{`, so a
+    /// replay can put the views back in; nil for an answer kept whole (older storage rows, or views it never had).
+    static func viewlessPrefix(_ body: [UInt8]) -> ArraySlice<UInt8>? {
+        let end = Self.viewsKey + Array("{}}".utf8)
+        guard body.count >= end.count, body[(body.count - end.count)...].elementsEqual(end) else { return nil }
+        return body[..<(body.count - 2)]
     }
 
     /// A request body's fingerprint: its SHA-256 digest, the same in every process.

@@ -36,6 +36,9 @@ final class Session: Sendable {
     private let storedExpiry = Atomic<Int64>(0)
     /// Keeps the stored expiry ahead of this one, once the registry holds the session (durable sessions only).
     private let storedExpiryKeeper = AtomicLazyReference<StoredExpiry>()
+    /// Whether any request used the session since it was created: until then it expires after the short
+    /// ``ServerConfiguration/unusedSessionTTL``. A session restored from storage counts as used.
+    private let used: Atomic<Bool>
     /// Parked long-polls.
     let parkedPolls = Atomic<Int>(0)
     /// Open event streams.
@@ -92,6 +95,7 @@ final class Session: Sendable {
         for stored in keys { cache.restore(stored, epoch: epoch) }
         idempotency = Mutex(cache)
         lastSeen = Atomic(Self.now())
+        used = Atomic(token == nil)
     }
 
     /// Whether `token` is this session's, compared in time that does not depend on where it differs.
@@ -119,6 +123,7 @@ final class Session: Sendable {
     /// and so does the end of a long-poll or an event stream.
     func touch(at now: Int64 = Session.now()) {
         lastSeen.store(now, ordering: .relaxed)
+        if !used.load(ordering: .relaxed) { used.store(true, ordering: .relaxed) }
         storedExpiryKeeper.load()?.used(self, at: now)
     }
 
@@ -149,14 +154,17 @@ final class Session: Sendable {
         parkedPolls.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0
     }
 
-    /// When to look again whether the session has been idle for `ttl` nanoseconds, or nil if it has: nothing
-    /// waits on it and nothing used it for longer than `ttl`.
+    /// Whether a request used the session since it was created (see ``touch(at:)``).
+    var isUsed: Bool { used.load(ordering: .relaxed) }
+
+    /// When to look again whether the session has been idle for `ttl` nanoseconds (`unusedTTL` while no request
+    /// has used it since its creation), or nil if it has: nothing waits on it and nothing used it for that long.
     ///
     /// A session someone waits on is never idle: it is looked at again a TTL later, and the end of the wait
     /// counts as a use (see ``touch(at:)``).
-    func nextIdleCheck(ttl: Int64, now: Int64) -> Int64? {
+    func nextIdleCheck(ttl: Int64, unusedTTL: Int64? = nil, now: Int64) -> Int64? {
         if parkedPolls.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0 { return now + ttl }
-        let deadline = lastSeen.load(ordering: .relaxed) + ttl
+        let deadline = lastSeen.load(ordering: .relaxed) + (isUsed ? ttl : min(unusedTTL ?? ttl, ttl))
         return deadline < now ? nil : deadline
     }
 

@@ -39,23 +39,26 @@ final class SessionRegistry: Sendable {
     private let ttl: Int64
     /// Keeps the stored sessions' expiry ahead of the sessions' own (durable sessions only).
     let storedExpiry: StoredExpiry?
+    /// How long a session no request used since its creation lasts, in nanoseconds (at most `ttl`).
+    private let unusedTTL: Int64
 
     convenience init(
-        limit: Int, idempotencyLimit: Int, ttl: Duration = .seconds(30 * 60),
+        limit: Int, idempotencyLimit: Int, ttl: Duration = .seconds(30 * 60), unusedTTL: Duration? = nil,
         makeStore: @escaping @Sendable () -> any ProjectedStore
     ) {
         self.init(
-            limit: limit, idempotencyLimit: idempotencyLimit, ttl: ttl, makeStore: { _, _ in makeStore() },
-            onEnd: { _ in })
+            limit: limit, idempotencyLimit: idempotencyLimit, ttl: ttl, unusedTTL: unusedTTL,
+            makeStore: { _, _ in makeStore() }, onEnd: { _ in })
     }
 
     /// A registry whose stores are made for each new session's identity (durable sessions log
-    /// under it and publish its stored version), whose sessions end after `ttl` unused, and that reports every
-    /// ended session to `onEnd`.
+    /// under it and publish its stored version), whose sessions end after `ttl` unused (`unusedTTL` when no
+    /// request used them after their creation; `ttl` when nil), and that reports every ended session to `onEnd`.
     init(
         limit: Int,
         idempotencyLimit: Int,
         ttl: Duration,
+        unusedTTL: Duration? = nil,
         makeStore: @escaping @Sendable (SessionRecord, DurableVersion) -> any ProjectedStore,
         onEnd: @escaping @Sendable (Session) -> Void,
         storedExpiry: StoredExpiry? = nil
@@ -64,6 +67,7 @@ final class SessionRegistry: Sendable {
         self.limit = limit
         self.idempotencyLimit = idempotencyLimit
         self.ttl = max(MonotonicClock.nanoseconds(of: ttl), 0)
+        self.unusedTTL = min(max(MonotonicClock.nanoseconds(of: unusedTTL ?? ttl), 0), self.ttl)
         self.makeStore = makeStore
         self.onEnd = onEnd
         let now = Session.now()
@@ -85,8 +89,9 @@ final class SessionRegistry: Sendable {
     func create(identity: Identity? = nil) -> Session? {
         guard reservePlace() else { return nil }
         let token = SecureToken.make()
-        // The stored copy follows the expiry computed here for the session in memory, a margin later.
-        let storedUntil = storedExpiry?.stored(forDue: Session.now() + ttl)
+        // The stored copy follows the expiry computed here for the session in memory, a margin later: the short
+        // one of a session nobody used yet; the first use moves both.
+        let storedUntil = storedExpiry?.stored(forDue: Session.now() + unusedTTL)
         let record = SessionRecord(
             id: SecureToken.make(), tokenHash: Hashing.tokenHash(token), epoch: SecureToken.makeEpoch(),
             expires: storedUntil.map(StoredExpiry.date(ofMonotonic:)), identity: identity)
@@ -106,7 +111,7 @@ final class SessionRegistry: Sendable {
             return nil
         }
         if let storedExpiry, let storedUntil { session.keepStoredExpiry(with: storedExpiry, from: storedUntil) }
-        let due = session.lastUsed + ttl
+        let due = session.lastUsed + unusedTTL  // Filed again for the full TTL once a request used it.
         shard(for: session.key).contents.withLock { contents in
             contents.sessions.updateValue(session, forKey: session.key)
             contents.schedule.file(session.key, dueAt: due)
@@ -167,10 +172,12 @@ final class SessionRegistry: Sendable {
         return session
     }
 
-    /// Ends every session that nothing waits on and nothing used for longer than the TTL, among those whose
-    /// time may have come by `now` (monotonic nanoseconds); returns how many. The others it looked at are
-    /// filed again for when they could next have been idle that long.
-    func expire(now: Int64 = Session.now()) -> Int {
+    /// Ends every session that nothing waits on and nothing used for longer than the TTL (the unused-session TTL
+    /// for one no request used since its creation), among those whose time may have come by `now` (monotonic
+    /// nanoseconds); returns how many, and how many of them were never used. The others it looked at are filed
+    /// again for when they could next have been idle that long.
+    @discardableResult
+    func expire(now: Int64 = Session.now()) -> (expired: Int, unused: Int) {
         var expired: [Session] = []
         var waitedOn: [Session] = []
         for shard in shards {
@@ -178,7 +185,7 @@ final class SessionRegistry: Sendable {
                 var idle: [Session] = []
                 for key in contents.schedule.takeDue(now: now) {
                     guard let session = contents.sessions[key] else { continue }  // Deleted meanwhile.
-                    if let next = session.nextIdleCheck(ttl: ttl, now: now) {
+                    if let next = session.nextIdleCheck(ttl: ttl, unusedTTL: unusedTTL, now: now) {
                         contents.schedule.file(key, dueAt: next)
                         if storedExpiry != nil, session.isWaitedOn { waitedOn.append(session) }
                     } else {
@@ -192,16 +199,22 @@ final class SessionRegistry: Sendable {
         // A wait counts as a use for the stored copy too, which must outlive it.
         for session in waitedOn { storedExpiry?.used(session, at: now) }
         live.subtract(expired.count, ordering: .relaxed)
+        var unused = 0
         for session in expired {
+            if !session.isUsed { unused += 1 }
             session.store.close()
             onEnd(session)
         }
-        return expired.count
+        return (expired.count, unused)
     }
 
-    /// Every live session (for shutdown and metrics).
+    /// How many times ``all`` walked every session: for tests that check a path (a metrics scrape) does not.
+    let walks = Atomic<Int>(0)
+
+    /// Every live session (for shutdown): O(sessions), never on a request's path.
     var all: [Session] {
-        shards.flatMap { shard in shard.contents.withLock { $0.sessions.values } }
+        walks.add(1, ordering: .relaxed)
+        return shards.flatMap { shard in shard.contents.withLock { $0.sessions.values } }
     }
 
     /// Takes one of the `limit` places for a new session; false when all are taken.

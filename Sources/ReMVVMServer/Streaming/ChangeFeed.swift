@@ -124,9 +124,12 @@ struct ChangeFeed {
     let session: Session
     let views: ViewSet
     let form: Form
+    /// The most bytes a view's JSON may have (``ServerConfiguration/maxViewBytes``): an answer that would carry a
+    /// larger view, whole or as the patch to it, is the problem naming it instead.
+    let maxViewBytes: Int
 
     /// The answer for a client at `since` (nil: the client has nothing yet).
-    func answer(since: Cursor?) throws(ViewEncodingError) -> Answer {
+    func answer(since: Cursor?) throws(Problem) -> Answer {
         guard let since else { return try snapshot() }
         guard since.epoch == session.epoch else { return try reset(.epoch) }
         // Everyone woken by one dispatch asks for the same answer: look it up before reading any views.
@@ -147,7 +150,7 @@ struct ChangeFeed {
     /// them is older than the kept history.
     private func answer(
         since: Cursor, at version: UInt64, changed snapshots: (some Sequence<(ViewSnapshot, ViewSnapshot)>)?
-    ) throws(ViewEncodingError) -> Answer {
+    ) throws(Problem) -> Answer {
         if since.number > version { return try reset(.ahead) }
         guard let snapshots else {
             // From before this node loaded the session (another node's, or before a restart): the same
@@ -156,15 +159,20 @@ struct ChangeFeed {
             return try reset(.expired)
         }
         let key = AnswerCache.Key(views: views.bits, from: since.number, to: version, kind: form.rawValue)
-        return try session.answers.answer(key) { () throws(ViewEncodingError) -> Answer in
+        return try session.answers.answer(key) { () throws(Problem) -> Answer in
             var changes: [ViewChange] = []
             for (old, new) in snapshots where old !== new {
-                let whole = try new.jsonBytes()
+                let whole = try new.budgetedBytes(max: maxViewBytes)
                 if form == .full || whole.count <= Self.wholeViewLimit {
                     changes.append(ViewChange(name: new.name, form: .full, json: whole))
                 } else {
-                    changes.append(
-                        ViewChange(name: new.name, form: .patch, json: try session.answers.patch(from: old, to: new)))
+                    let patch: [UInt8]
+                    do throws(ViewEncodingError) {
+                        patch = try session.answers.patch(from: old, to: new)
+                    } catch {
+                        throw .internalError(error.description)
+                    }
+                    changes.append(ViewChange(name: new.name, form: .patch, json: patch))
                 }
             }
             let to = session.cursor(version).description
@@ -175,11 +183,11 @@ struct ChangeFeed {
 
     /// Every view whole, as the change from `since` to the current version: for a cursor of this history older
     /// than the views this node keeps.
-    func wholeViews(since: Cursor) throws(ViewEncodingError) -> Answer {
+    func wholeViews(since: Cursor) throws(Problem) -> Answer {
         let (version, snapshots) = session.store.views(views)
         let to = session.cursor(version).description
         let body = Self.body(
-            [("from", .string(since.description)), ("to", .string(to))], views: try Self.full(snapshots))
+            [("from", .string(since.description)), ("to", .string(to))], views: try full(snapshots))
         return Answer(body: body, to: version, version: to, hasChanges: true, reset: nil)
     }
 
@@ -192,24 +200,30 @@ struct ChangeFeed {
     }
 
     /// The full views at the current version (a client with no cursor).
-    func snapshot() throws(ViewEncodingError) -> Answer {
+    func snapshot() throws(Problem) -> Answer {
         let (version, snapshots) = session.store.views(views)
         let to = session.cursor(version).description
-        let body = Self.body([("from", .literal("null")), ("to", .string(to))], views: try Self.full(snapshots))
+        let body = Self.body([("from", .literal("null")), ("to", .string(to))], views: try full(snapshots))
         return Answer(body: body, to: version, version: to, hasChanges: true, reset: nil)
     }
 
-    /// `{"version", "views": {name: viewModel}}` at the current version, and that version.
-    func currentViews() throws(ViewEncodingError) -> (body: [UInt8], version: UInt64) {
+    /// `{"version", "views": {name: viewModel}}` at the current version, and that version: an event stream's
+    /// first event, written straight into bytes like every other answer.
+    func currentViews() throws(Problem) -> (body: [UInt8], version: UInt64) {
         let (version, snapshots) = session.store.views(views)
-        let body = JSONValue.object([
-            "version": .string(session.cursor(version).description), "views": try snapshots.viewsObject(),
-        ]).serialized()
+        let views = try snapshots.viewsObjectBytes(max: maxViewBytes)
+        var body: [UInt8] = []
+        body.reserveCapacity(views.count + 64)
+        body.append(utf8: #"{"version":"#)
+        JSONValue.string(session.cursor(version).description).serialize(into: &body)
+        body.append(utf8: #","views":"#)
+        body += views
+        body.append(UInt8(ascii: "}"))
         return (body, version)
     }
 
     /// Full views with the reason the client's cursor could not be continued.
-    func reset(_ reason: ResetReason) throws(ViewEncodingError) -> Answer {
+    func reset(_ reason: ResetReason) throws(Problem) -> Answer {
         let (version, snapshots) = session.store.views(views)
         let to = session.cursor(version).description
         let body = Self.body(
@@ -217,7 +231,7 @@ struct ChangeFeed {
                 ("reason", .string(reason.rawValue)), ("reset", .literal("true")),
                 ("to", .string(to)),
             ],
-            views: try Self.full(snapshots))
+            views: try full(snapshots))
         return Answer(body: body, to: version, version: to, hasChanges: true, reset: reason)
     }
 
@@ -263,12 +277,13 @@ struct ChangeFeed {
         return body
     }
 
-    /// Each snapshot's name and JSON.
-    private static func full(_ snapshots: [ViewSnapshot]) throws(ViewEncodingError) -> [ViewChange] {
+    /// Each snapshot's name and JSON, each within the budget.
+    private func full(_ snapshots: [ViewSnapshot]) throws(Problem) -> [ViewChange] {
         var views: [ViewChange] = []
         views.reserveCapacity(snapshots.count)
         for snapshot in snapshots {
-            views.append(ViewChange(name: snapshot.name, form: .full, json: try snapshot.jsonBytes()))
+            views.append(
+                ViewChange(name: snapshot.name, form: .full, json: try snapshot.budgetedBytes(max: maxViewBytes)))
         }
         return views
     }

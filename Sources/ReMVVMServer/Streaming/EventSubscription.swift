@@ -86,7 +86,9 @@ final class EventSubscription: Sendable {
             }
             return true
         } catch {
-            end(reason: "error")
+            // A watched view passed its budget (or could not be encoded): named in the end event. A client that
+            // reconnects is refused with the problem until the view is smaller.
+            end(reason: error.status == Problem.viewTooLargeStatus ? error.slug : "error")
             return false
         }
     }

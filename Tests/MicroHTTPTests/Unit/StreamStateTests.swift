@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import MicroHTTP
@@ -98,5 +99,40 @@ struct StreamStateTests {
         #expect(state.isEnded)
         #expect(!state.addTerminationHandler {})
         #expect(state.write([1]) == .rejected)
+    }
+}
+
+@Suite("Stream state against the server-wide budget")
+struct StreamStateBudgetTests {
+    @Test func aStreamHoldingUnsentBytesIsEndedWhenAWriteWouldPassTheBudget() {
+        let budget = StreamBudget(limit: 100, counters: TransportCounters())
+        var state = StreamState(maxBufferedBytes: 1_000)
+        #expect(state.write([UInt8](repeating: 1, count: 30)) == .buffered)  // Before attaching: not counted.
+        #expect(budget.buffered == 0)
+        let attached = state.attach(budget: budget)
+        #expect(attached)
+        #expect(budget.buffered == 30)
+        #expect(state.write([UInt8](repeating: 2, count: 70)) == .buffered)
+        #expect(budget.buffered == 100)
+        #expect(budget.isExhausted)
+        #expect(state.write([1]) == .rejected)  // Holds 100 unsent bytes: it goes.
+        #expect(state.isAborted)
+        #expect(budget.buffered == 0)
+        #expect(budget.counters.streamsEndedOverBudget.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aStreamThatKeepsUpTakesItsNextEventOverTheBudgetAndReadsReleaseIt() {
+        let budget = StreamBudget(limit: 10, counters: TransportCounters())
+        var state = StreamState(maxBufferedBytes: 1_000)
+        let attached = state.attach(budget: budget)
+        #expect(attached)
+        #expect(state.write([UInt8](repeating: 1, count: 50)) == .buffered)  // Nothing unsent: taken.
+        #expect(budget.buffered == 50)
+        var buffer = [UInt8](repeating: 0, count: 20)
+        let read = buffer.withUnsafeMutableBytes { state.read(into: $0) }
+        #expect(read == .bytes(20))
+        #expect(budget.buffered == 30)
+        _ = state.end()
+        #expect(budget.buffered == 0)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import ReMVVMPersistence
 import Synchronization
+
+@testable import ReMVVMPersistence
 
 /// Sessions in memory, with the SQLite store's semantics: for the writer and restore tests, with
 /// a count of transactions, writes the test can hold (a slow fsync, as long as it likes) and injectable
@@ -13,6 +14,9 @@ final class MemoryStorage: SessionStorage {
         var keys: [String: [String: StoredIdempotencyKey]] = [:]
         var transactions: [[StorageChange]] = []
         var failuresLeft = 0
+        /// Writes touching this session are refused for their content, every time.
+        var poisoned: String?
+        var refusals = 0
         var closed = false
     }
 
@@ -26,6 +30,15 @@ final class MemoryStorage: SessionStorage {
     func failNextWrites(_ count: Int) {
         contents.withLock { $0.failuresLeft = count }
     }
+
+    /// Refuses every write that touches `session` for its content (``StorageError/rejected(_:)``), as a violated
+    /// constraint would; nil stops.
+    func reject(_ session: String?) {
+        contents.withLock { $0.poisoned = session }
+    }
+
+    /// How many writes were refused by ``reject(_:)``.
+    var refusals: Int { contents.withLock { $0.refusals } }
 
     func list() throws(StorageError) -> [SessionRecord] {
         try contents.withLock { contents throws(StorageError) in
@@ -55,6 +68,10 @@ final class MemoryStorage: SessionStorage {
                 contents.failuresLeft -= 1
                 throw .unavailable("injected failure")
             }
+            if let poisoned = contents.poisoned, changes.contains(where: { $0.session == poisoned }) {
+                contents.refusals += 1
+                throw .rejected("injected constraint violation")
+            }
             contents.transactions.append(changes)
             for change in changes {
                 switch change {
@@ -81,6 +98,8 @@ final class MemoryStorage: SessionStorage {
                     if let stored = contents.records[session]?.expires, expires > stored {
                         contents.records[session]?.expires = expires
                     }
+                case .publish:
+                    continue  // Not a topic log: its hub keeps no outbox.
                 }
             }
         }

@@ -21,18 +21,23 @@ struct Node: Sendable {
     static let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
 
     /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes; its sessions
-    /// expire after `sessionTTL` and its tidy runs every `tidyInterval` (by default the server's).
+    /// expire after `sessionTTL` and its tidy runs every `tidyInterval` (by default the server's). `storage` wraps
+    /// the node's PostgreSQL storage (to slow it down or count its calls); `authentication` checks its
+    /// requests.
     static func start(
         _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
         services: Services = Services(), sessionTTL: Duration? = nil, tidyInterval: Duration? = nil,
+        threads: Int = 2, maxPendingLoads: Int = 256,
+        storage wrap: (PostgresSessionStorage) -> any SessionStorage = { $0 },
         authentication: Authentication? = nil
     ) throws -> Node {
-        let storage = try PostgresSessionStorage(
-            url: database.url, node: name, listensForTakeovers: listens, logger: quiet)
+        let storage = wrap(
+            try PostgresSessionStorage(url: database.url, node: name, listensForTakeovers: listens, logger: quiet))
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        configuration.threads = 2
+        configuration.threads = threads
+        configuration.maxPendingLoads = maxPendingLoads
         if let sessionTTL { configuration.sessionTTL = sessionTTL }
         if let tidyInterval { configuration.tidyInterval = tidyInterval }
         var durability = DurabilityConfiguration()

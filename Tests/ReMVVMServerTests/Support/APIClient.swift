@@ -7,13 +7,16 @@ import ReMVVMJSON
 struct APIClient: Sendable {
     let port: UInt16
     let log: ExchangeLog
+    /// The local address the client connects from (`127.0.0.2`, ...); nil for the system's choice (127.0.0.1).
+    let source: String?
     private let connection: AsyncHTTPConnection
 
-    /// Connects to the test server at `port`.
-    init(port: UInt16, log: ExchangeLog) throws {
+    /// Connects to the test server at `port`, from the local address `source` when given.
+    init(port: UInt16, log: ExchangeLog, from source: String? = nil) throws {
         self.port = port
         self.log = log
-        connection = try AsyncHTTPConnection(port: port)
+        self.source = source
+        connection = try AsyncHTTPConnection(port: port, from: source)
     }
 
     /// Sends one request and reads the answer.
@@ -38,7 +41,7 @@ struct APIClient: Sendable {
         body: [UInt8] = [],
         timeout: Duration = .seconds(15)
     ) async throws -> PendingResponse {
-        let connection = try AsyncHTTPConnection(port: port, timeout: timeout)
+        let connection = try AsyncHTTPConnection(port: port, timeout: timeout, from: source)
         let sentAt = try await connection.send(method, target, headers: headers, body: body)
         return PendingResponse(connection: connection, method: method, target: target, log: log, sentAt: sentAt)
     }
@@ -112,7 +115,7 @@ struct APIClient: Sendable {
         headers: [(String, String)] = []
     ) async throws -> (head: TestResponse, stream: AsyncHTTPConnection) {
         let target = session.path + "/events" + query
-        let stream = try AsyncHTTPConnection(port: port, timeout: .seconds(15))
+        let stream = try AsyncHTTPConnection(port: port, timeout: .seconds(15), from: source)
         let head = try await stream.withClient { client in
             try client.openEventStream(target, headers: [session.bearer] + headers)
         }

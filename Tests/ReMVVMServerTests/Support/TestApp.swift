@@ -22,6 +22,7 @@ enum TestApp {
             reducer: ExampleApp.reducer,
             middleware: [HoldMiddleware(gate: gate)] + ExampleApp.middleware,
             projections: ExampleApp.projections,
+            clientActions: ExampleApp.clientActions + [HoldAction.self],
             services: services
         )
     }

@@ -14,9 +14,9 @@ struct TestServer: Sendable {
 
     var port: UInt16 { server.port }
 
-    /// A client on a new connection.
-    func client() throws -> APIClient {
-        try APIClient(port: port, log: log)
+    /// A client on a new connection, from the local address `source` when given (`127.0.0.2`, ...).
+    func client(from source: String? = nil) throws -> APIClient {
+        try APIClient(port: port, log: log, from: source)
     }
 
     /// Stops the server on a thread of its own (it joins libmicrohttpd's threads).
@@ -34,6 +34,11 @@ struct TestServer: Sendable {
         // The tests' clients keep idle connections, which would make every stop wait the whole period; the drain
         // has tests of its own (MicroHTTP's DrainTests, and the cluster test's rolling restart).
         configuration.drainPeriod = .zero
+        // Metrics into a registry of this server's own, served at `/metrics` as the executable does by default.
+        MetricsBackend().serve(in: &configuration)
+        // Every test client is on 127.0.0.1 and some create hundreds of sessions; the abuse suite turns the budget
+        // per address back on.
+        configuration.sessionCreationBurst = 0
         return configuration
     }
 }
