@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Only the example's sign-in (ExampleSignIn, so the executable) uses it: no library product depends on it.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
@@ -108,11 +110,22 @@ let package = Package(
         .target(name: "ReMVVMClient", dependencies: ["ReMVVM", "ReMVVMJSON"], swiftSettings: coreSettings),
         // The example app (counter, login, quote, navigation) as a library.
         .target(name: "ExampleApp", dependencies: ["ReMVVM"], swiftSettings: strictSettings),
+        // The example's sign-in with signed JWTs (jwt-kit) and its own routes (announcements, /v1/me): a target of
+        // its own, so only the executable and its tests build jwt-kit.
+        .target(
+            name: "ExampleSignIn",
+            dependencies: [
+                "ReMVVM", "ReMVVMServer", "ExampleApp",
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "remvvm-server",
             dependencies: [
                 "ReMVVM", "ReMVVMServer", "MicroHTTP", "ExampleApp", "ReMVVMPersistence", "ReMVVMSQLite",
                 "ReMVVMPostgres",
+                "ExampleSignIn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -233,6 +246,17 @@ let package = Package(
         .testTarget(
             name: "MicroHTTPTests",
             dependencies: ["MicroHTTP", "HTTPTestClient", "CTransport", "CMicroHTTPD"],
+            swiftSettings: strictSettings
+        ),
+        // The example's sign-in and routes over HTTP: JWTs, identities bound to sessions, the announcement route.
+        .testTarget(
+            name: "ExampleSignInTests",
+            dependencies: [
+                "ExampleSignIn", "ExampleApp", "ReMVVM", "ReMVVMServer", "ReMVVMSQLite", "HTTPTestClient",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
             swiftSettings: strictSettings
         ),
         // Replays every crash the fuzzer found (Tests/FuzzCorpus/regressions) and the seed corpus.

@@ -58,18 +58,18 @@ struct PostgresBatch {
         case .create(let record):
             add(
                 """
-                INSERT INTO sessions (id, token_hash, epoch, created, format, owner, fence, expires_at)
+                INSERT INTO sessions (id, token_hash, epoch, created, format, owner, fence, expires_at, identity)
                 VALUES ($1::text, $2::text, $3::text, $4::double precision, $5::integer, $6::text, 1,
-                    $7::double precision)
+                    $7::double precision, $8::text)
                 ON CONFLICT (id) DO UPDATE SET token_hash = EXCLUDED.token_hash, epoch = EXCLUDED.epoch,
-                    created = EXCLUDED.created, format = EXCLUDED.format,
+                    created = EXCLUDED.created, format = EXCLUDED.format, identity = EXCLUDED.identity,
                     expires_at = greatest(sessions.expires_at, EXCLUDED.expires_at)
                 RETURNING fence
                 """,
                 [
                     .text(record.id), .text(record.tokenHash), .text(record.epoch),
                     .double(record.created.timeIntervalSince1970), .int32(Int32(record.format)), .text(node),
-                    .double(record.expires.timeIntervalSince1970),
+                    .double(record.expires.timeIntervalSince1970), record.identityJSON.map(PostgresValue.text) ?? .null,
                 ])
             creates.append((statements.count - 1, record.id))
             deleted.remove(record.id)

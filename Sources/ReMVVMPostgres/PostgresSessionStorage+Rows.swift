@@ -1,15 +1,26 @@
 import Foundation
+import ReMVVM
 import ReMVVMPersistence
 
 extension PostgresSessionStorage {
-    /// A `SELECT id, token_hash, epoch, created, format` row, with `expires_at` in column `expires` if given.
-    static func record(_ rows: PostgresRows, _ row: Int, expires: Int? = nil) throws(PostgresError) -> SessionRecord {
-        SessionRecord(
+    /// A `SELECT id, token_hash, epoch, created, format` row, with `expires_at` in column `expires` and `identity`
+    /// in column `identity` if given.
+    static func record(
+        _ rows: PostgresRows, _ row: Int, expires: Int? = nil, identity: Int? = nil
+    ) throws(PostgresError) -> SessionRecord {
+        let json = identity.flatMap { rows.optionalBytes(row, $0) }.map { String(decoding: $0, as: UTF8.self) }
+        let stored: Identity?
+        do {
+            stored = try SessionRecord.identity(fromJSON: json)
+        } catch {
+            throw PostgresError(message: "\(error)")
+        }
+        return SessionRecord(
             id: try rows.text(row, 0), tokenHash: try rows.text(row, 1), epoch: try rows.text(row, 2),
             created: Date(timeIntervalSince1970: try rows.double(row, 3)), format: Int(try rows.int32(row, 4)),
             expires: try expires.map { column throws(PostgresError) in
                 Date(timeIntervalSince1970: try rows.double(row, column))
-            })
+            }, identity: stored)
     }
 
     /// The channel a takeover is announced on, with `<session id> <new owner> <fence>` as the payload.
@@ -40,9 +51,9 @@ extension PostgresSessionStorage {
                 WITH taken AS (
                     UPDATE sessions SET owner = $2::text, fence = fence + 1
                     WHERE id = $1::text AND ($3::text IS NULL OR token_hash = $3::text)
-                    RETURNING id, token_hash, epoch, created, format, fence, expires_at
+                    RETURNING id, token_hash, epoch, created, format, fence, expires_at, identity
                 )
-                SELECT id, token_hash, epoch, created, format, fence, expires_at,
+                SELECT id, token_hash, epoch, created, format, fence, expires_at, identity,
                     pg_notify($4::text, id || ' ' || $2::text || ' ' || fence::text)
                 FROM taken
                 """, [.text(id), .text(node), token, .text(takeoverChannel)]
@@ -68,7 +79,7 @@ extension PostgresSessionStorage {
         ])
         let (session, snapshots, log, keys) = (results[1], results[2], results[3], results[4])
         guard session.count == 1 else { return nil }
-        let record = try record(session, 0, expires: 6)
+        let record = try record(session, 0, expires: 6, identity: 7)
         let fence = try session.int64(0, 5)
         let snapshot =
             try snapshots.count == 0

@@ -3,7 +3,7 @@ import ReMVVMPersistence
 
 extension PostgresSessionStorage {
     /// The schema version this server writes, in the `schema_version` table.
-    static let schemaVersion = 5
+    static let schemaVersion = 6
 
     /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
     private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
@@ -23,8 +23,12 @@ extension PostgresSessionStorage {
     ///
     /// Version 4: each session's expiry, `sessions.expires_at` (seconds since 1970, as `created`), indexed for
     /// the tidy; the sessions already stored get the migration's time plus ``SessionRecord/defaultLifetime``.
+    ///
     /// Version 5: `topic_counters.touched`, when a topic was last published to or kept alive by a node with
     /// subscribers: a topic untouched for its retention is deleted (``forget(_:retention:)``).
+    ///
+    /// Version 6: each session's identity, `sessions.identity` (JSON text, NULL for an anonymous session, as every
+    /// session stored before); added only if missing.
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -56,6 +60,9 @@ extension PostgresSessionStorage {
             }
             if version < 5 {
                 for statement in topicRetentionSchema { try connection.execute(statement) }
+            }
+            if version < 6 {
+                try connection.execute("ALTER TABLE sessions ADD COLUMN IF NOT EXISTS identity text")
             }
             if version < schemaVersion {
                 try connection.execute("DELETE FROM schema_version")

@@ -88,8 +88,11 @@ public final class PostgresSessionStorage: SessionStorage {
     public func list() throws(StorageError) -> [SessionRecord] {
         try access(loading[0].slot) { connection throws(PostgresError) in
             let rows = try connection.execute(
-                "SELECT id, token_hash, epoch, created, format, expires_at FROM sessions ORDER BY created, id")
-            return try (0..<rows.count).map { row throws(PostgresError) in try Self.record(rows, row, expires: 5) }
+                "SELECT id, token_hash, epoch, created, format, expires_at, identity FROM sessions ORDER BY created, id"
+            )
+            return try (0..<rows.count).map { row throws(PostgresError) in
+                try Self.record(rows, row, expires: 5, identity: 6)
+            }
         }
     }
 

@@ -5,7 +5,9 @@ import ReMVVMPersistence
 extension SQLiteSessionStorage {
     static func records(in db: Database) throws -> [SessionRecord] {
         try Row.fetchAll(
-            db, sql: "SELECT id, token_hash, epoch, created, format, expires_at FROM sessions ORDER BY created, id"
+            db,
+            sql:
+                "SELECT id, token_hash, epoch, created, format, expires_at, identity FROM sessions ORDER BY created, id"
         )
         .map(record)
     }
@@ -48,14 +50,15 @@ extension SQLiteSessionStorage {
             // A repair writes the identity again: its expiry never moves earlier.
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO sessions (id, token_hash, epoch, created, format, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO sessions (id, token_hash, epoch, created, format, expires_at, identity)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET token_hash = excluded.token_hash, epoch = excluded.epoch,
-                        created = excluded.created, format = excluded.format,
+                        created = excluded.created, format = excluded.format, identity = excluded.identity,
                         expires_at = max(expires_at, excluded.expires_at)
                     """
             ).execute(arguments: [
                 record.id, record.tokenHash, record.epoch, record.created.timeIntervalSince1970, record.format,
-                record.expires.timeIntervalSince1970,
+                record.expires.timeIntervalSince1970, record.identityJSON,
             ])
         case .touch(let session, let expires):
             try db.cachedStatement(sql: "UPDATE sessions SET expires_at = max(expires_at, ?) WHERE id = ?")
@@ -128,6 +131,8 @@ extension SQLiteSessionStorage {
             id: row["id"], tokenHash: row["token_hash"], epoch: row["epoch"],
             created: Date(timeIntervalSince1970: row["created"]), format: row["format"],
             // Absent from a damaged file of an older schema that is salvaged: the default lifetime then.
-            expires: (row["expires_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            expires: (row["expires_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            // Absent before schema 6 (a salvaged older file): an anonymous session.
+            identity: try SessionRecord.identity(fromJSON: row["identity"]))
     }
 }

@@ -7,8 +7,10 @@ extension SQLiteSessionStorage {
     /// The schema version, in `PRAGMA user_version`: 1 the sessions, snapshots and log; 2 adds the
     /// idempotency keys; 3 stores tokens as SHA-256 hashes (``SessionRecord/tokenHash``); 4 adds the
     /// topics' retained messages; 5 adds each session's expiry (``SessionRecord/expires``), set for the sessions
-    /// already stored to the migration's time plus ``SessionRecord/defaultLifetime``.
-    static let schemaVersion = 5
+    /// already stored to the migration's time plus ``SessionRecord/defaultLifetime``; 6 adds each session's
+    /// identity (``SessionRecord/identity``, JSON; NULL for an anonymous session, as every session stored before),
+    /// only if the column is missing.
+    static let schemaVersion = 6
 
     /// Opens the file, creates or checks the schema and runs SQLite's quick integrity check.
     static func open(_ path: String, synchronous: Synchronous) throws(StorageError) -> DatabaseQueue {
@@ -91,6 +93,9 @@ extension SQLiteSessionStorage {
             try db.execute(
                 sql: "UPDATE sessions SET expires_at = ?",
                 arguments: [Date().timeIntervalSince1970 + SessionRecord.defaultLifetime])
+        }
+        if version < 6, try !db.columns(in: "sessions").contains(where: { $0.name == "identity" }) {
+            try db.execute(sql: "ALTER TABLE sessions ADD COLUMN identity TEXT")
         }
         if version < schemaVersion { try db.execute(sql: "PRAGMA user_version = \(schemaVersion)") }
     }

@@ -21,11 +21,15 @@ extension ServeCommand {
         _ definition: StoreDefinition<AppState>,
         configuration: ServerConfiguration,
         environment: Environment,
-        logger: Logger
+        logger: Logger,
+        authentication: Authentication? = nil,
+        routes: [AppRoute] = []
     ) throws -> StoreServer {
         guard try durabilityMode(environment) == .full else {
             logger.notice("durability is off: sessions live in memory only and end with the process")
-            return StoreServer(definition, configuration: configuration, logger: logger)
+            return StoreServer(
+                definition, configuration: configuration, logger: logger, authentication: authentication, routes: routes
+            )
         }
         var durable = DurabilityConfiguration()
         durable.snapshotEvery =
@@ -54,7 +58,8 @@ extension ServeCommand {
                     "database.timeout_ms": "\(PostgresTimeouts.milliseconds(timeouts.call))",
                 ])
             return StoreServer(
-                definition, configuration: configuration, storage: storage, durability: durable, logger: logger)
+                definition, configuration: configuration, storage: storage, durability: durable, logger: logger,
+                authentication: authentication, routes: routes)
         }
         let directory = dataDir ?? environment["REMVVM_DATA_DIR"] ?? "data"
         let storage: SQLiteSessionStorage
@@ -69,7 +74,8 @@ extension ServeCommand {
                 "snapshot.every": "\(durable.snapshotEvery)", "drop.undecodable": "\(durable.dropUndecodableSessions)",
             ])
         return StoreServer(
-            definition, configuration: configuration, storage: storage, durability: durable, logger: logger)
+            definition, configuration: configuration, storage: storage, durability: durable, logger: logger,
+            authentication: authentication, routes: routes)
     }
 
     private func durabilityMode(_ environment: Environment) throws -> Durability {

@@ -170,6 +170,20 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("pin-workers"),
         help: "Keep each HTTP worker thread on a CPU of its own (REMVVM_PIN_WORKERS).")
     var pinWorkers = false
+    @Option(
+        name: .customLong("jwt-key-file"),
+        help: ArgumentHelp(
+            "Sign-in: sessions belong to the subject of a JWT verified with this key (an HMAC secret or a PEM "
+                + "public key); off when unset (REMVVM_JWT_KEY_FILE)."))
+    var jwtKeyFile: String?
+    @Flag(
+        name: .customLong("jwt-every-request"),
+        help: "Verify the JWT on every request on a session too, not only at its creation (REMVVM_JWT_EVERY_REQUEST).")
+    var jwtEveryRequest = false
+    @Option(
+        name: .customLong("admin-token-file"),
+        help: "A file whose text is the token that may post announcements to chat rooms (REMVVM_ADMIN_TOKEN_FILE).")
+    var adminTokenFile: String?
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
@@ -191,11 +205,16 @@ struct ServeCommand: AsyncParsableCommand {
         var storeConfiguration = StoreConfiguration()
         storeConfiguration.onEffectError = { error in logger.warning("effect failed: \(error)") }
         storeConfiguration.onTopicError = { error in logger.warning("topic: \(error)") }
+        let definition = ExampleApp.definition(configuration: storeConfiguration)
+        let (authentication, routes) = try await signIn(
+            topics: definition.topics, environment: environment, logger: logger)
         let server = try makeServer(
-            ExampleApp.definition(configuration: storeConfiguration),
+            definition,
             configuration: configuration,
             environment: environment,
-            logger: logger
+            logger: logger,
+            authentication: authentication,
+            routes: routes
         )
         // Started inside the group, once SIGTERM and SIGINT are trapped: a signal sent as soon as the start line
         // shows must find them trapped. They shut the server down gracefully (StoreServer.run()), which flushes and

@@ -83,7 +83,9 @@ extension SQLiteSessionStorageTests {
         #expect(try migrated.deleteExpired(before: Date(), limit: 10) == [])
         migrated.close()
         let check = try DatabaseQueue(path: path)
-        #expect(try check.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == 5)
+        #expect(
+            try check.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
+                == SQLiteSessionStorage.schemaVersion)
         try check.close()
     }
 }

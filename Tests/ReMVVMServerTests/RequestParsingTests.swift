@@ -127,7 +127,8 @@ struct RequestParsingTests {
     static let key = SessionKey(id)
 
     /// The credentials name the token's key, from the `Authorization` header or else the cookie; a token no
-    /// session could have is presented credentials with no key, so no session is found with it.
+    /// session could have is presented credentials with no key, so no session is found with it, unless a cookie
+    /// holds the session's token (the header then carries the app's own credentials).
     @Test(
         arguments: [
             (["Authorization": "Bearer \(RequestParsingTests.id)"], RequestParsingTests.key, false),
@@ -135,8 +136,19 @@ struct RequestParsingTests {
             (["Authorization": "Bearer abc"], nil, false),
             (["Cookie": "a=b; remvvm_token= \(RequestParsingTests.id)"], RequestParsingTests.key, true),
             (["Cookie": "remvvm_token=\(RequestParsingTests.id.uppercased())"], nil, true),
-            // The header wins over the cookie, even when it holds no key.
-            (["Authorization": "Bearer x", "Cookie": "remvvm_token=\(RequestParsingTests.id)"], nil, false),
+            // The header wins over the cookie when it holds a key; one that holds none (the app's JWT) leaves the
+            // session's token to the cookie.
+            (
+                [
+                    "Authorization": "Bearer \(RequestParsingTests.id)",
+                    "Cookie": "remvvm_token=\(String(repeating: "0", count: 32))",
+                ],
+                RequestParsingTests.key, false
+            ),
+            (
+                ["Authorization": "Bearer x.y.z", "Cookie": "remvvm_token=\(RequestParsingTests.id)"],
+                RequestParsingTests.key, true
+            ),
         ] as [(HTTPHeaders, SessionKey?, Bool)])
     func credentialsNameTheTokensKey(headers: HTTPHeaders, key: SessionKey?, fromCookie: Bool) throws {
         let credentials = try #require(Credentials(HTTPRequest(method: "GET", path: "/", headers: headers)))

@@ -17,7 +17,8 @@ public enum ChatMiddleware {
     /// Every chat middleware, in order.
     public static let all: [any Middleware<AppState>] = [Join(), Post()]
 
-    /// Blocks a join with an empty or over-long room or name, or a room that cannot be a topic name.
+    /// Blocks a join with an empty or over-long room or name, or a room that cannot be a topic name. A signed-in
+    /// session joins under its identity's name (its `name` claim, else its subject), whatever name it sends.
     public struct Join: ActionMiddleware {
         public typealias State = AppState
 
@@ -26,7 +27,8 @@ public enum ChatMiddleware {
 
         public func handle(_ action: ChatAction.Join, context: inout MiddlewareContext<AppState>) -> MiddlewareResult {
             let room = action.room.trimmingCharacters(in: .whitespacesAndNewlines)
-            let name = action.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = (context.identity.map { $0[claim: "name"] ?? $0.subject } ?? action.name)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             for (what, value) in [("room", room), ("name", name)] {
                 guard !value.isEmpty else { return .block(reason: "the \(what) is required") }
                 if let reason = ChatMiddleware.nameLimit.violation(in: value, named: what) {

@@ -98,8 +98,9 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     ///
     /// A new session's store (no `state`, version 0) shares its initial views with every other
     /// new session's, since they are computed from the same state, and follows its topics at once; a
-    /// store made at a given `state` follows them once ``Store/startTopics()`` is called.
-    public func makeStore(state: State? = nil, version: UInt64 = 0) -> Store<State> {
+    /// store made at a given `state` follows them once ``Store/startTopics()`` is called. `identity` is whom the
+    /// session belongs to, shown to middleware and effects.
+    public func makeStore(state: State? = nil, version: UInt64 = 0, identity: Identity? = nil) -> Store<State> {
         let views =
             state == nil && version == 0
             ? initialViews.snapshots { Store.snapshots(of: initialState, at: 0, projections: projections) }
@@ -114,7 +115,8 @@ public struct StoreDefinition<State: Sendable>: Sendable {
             version: version,
             views: views,
             subscriptions: subscriptions,
-            topics: topics
+            topics: topics,
+            identity: identity
         )
         if state == nil, subscriptions != nil { store.startTopics() }
         return store

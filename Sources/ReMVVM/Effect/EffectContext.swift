@@ -5,6 +5,19 @@ public struct EffectContext: Sendable {
     let dispatcher: @Sendable ([any StoreAction]) -> DispatchOutcome?
     /// The hub the store's topics go through.
     let topics: TopicHub?
+    /// Whom the session belongs to, as ``MiddlewareContext/identity``; nil for a session created without an
+    /// authenticator.
+    public let identity: Identity?
+
+    init(
+        services: Services, dispatcher: @escaping @Sendable ([any StoreAction]) -> DispatchOutcome?, topics: TopicHub?,
+        identity: Identity? = nil
+    ) {
+        self.services = services
+        self.dispatcher = dispatcher
+        self.topics = topics
+        self.identity = identity
+    }
 
     /// Publishes `action` to `topic` now; see ``TopicHub/publish(_:to:)-(_,String)``.
     ///

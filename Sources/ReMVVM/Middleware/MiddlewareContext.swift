@@ -11,10 +11,14 @@ public struct MiddlewareContext<State: Sendable> {
     /// The topic the action was delivered from, or nil for an action dispatched into this session
     /// (by a client, an effect or the app): lets middleware tell a message from a peer from a request.
     public internal(set) var topic: String?
+    /// Whom the session belongs to (``Identity``), as the app's authenticator said when the session was created;
+    /// nil for a session created without one. The same for every action of the session, whoever sent it.
+    public let identity: Identity?
 
-    init(state: State, services: Services, topic: String? = nil) {
+    init(state: State, services: Services, identity: Identity? = nil, topic: String? = nil) {
         self.state = state
         self.services = services
+        self.identity = identity
         self.topic = topic
     }
 

@@ -31,6 +31,7 @@
     @_spi(ReMVVMServer) public var allViews: ViewSet { base.allViews }
     @_spi(ReMVVMServer) public var parkedWaiters: Int { base.parkedWaiters }
     @_spi(ReMVVMServer) public var runningEffects: Int { base.runningEffects }
+    @_spi(ReMVVMServer) public var identity: Identity? { base.identity }
     /// Effects running in every store of this process, read in O(1): what the server's metrics show.
     @_spi(ReMVVMServer) public static var runningEffectsInProcess: Int { EffectRunner.runningInProcessCount }
 

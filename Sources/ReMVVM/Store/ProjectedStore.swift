@@ -13,6 +13,8 @@
     var parkedWaiters: Int { get }
     /// How many effects are running.
     var runningEffects: Int { get }
+    /// Whom the session belongs to; nil for an anonymous session.
+    var identity: Identity? { get }
     /// The views with these names, or the first unknown name.
     func viewSet(named names: [String]) -> Result<ViewSet, UnknownViewError>
     /// The one view called `name`, or the name as unknown.
@@ -46,6 +48,9 @@
 @_spi(ReMVVMServer) extension Store: ProjectedStore {}
 
 extension ProjectedStore {
+    /// No identity, for a store that keeps none.
+    @_spi(ReMVVMServer) public var identity: Identity? { nil }
+
     /// One view through the list form, for a store that has no shorter way.
     @_spi(ReMVVMServer) public func view(_ index: Int, since: UInt64) -> ViewSince {
         let views = views(ViewSet(indices: [index]), since: since)

@@ -73,7 +73,7 @@ extension Store {
         for action in actions {
             var passed: any StoreAction = action
             if !middleware.isEmpty {
-                var context = MiddlewareContext(state: core.state, services: services)
+                var context = MiddlewareContext(state: core.state, services: services, identity: identity)
                 let result = runMiddleware(action, context: &context)
                 requests.append(contentsOf: context.requests)
                 if !context.publications.isEmpty { publications.append(contentsOf: context.publications) }
@@ -179,7 +179,8 @@ extension Store {
                 guard let self, self.effects.admitFollowUp() else { return nil }
                 return try? self.dispatch(actions)
             },
-            topics: topics
+            topics: topics,
+            identity: identity
         )
     }
 }

@@ -162,7 +162,8 @@ extension Store {
                 if recording { reduced.append(TopicReceipt(topic: message.topic, sequence: message.sequence)) }
                 var passed = message.action
                 if !middleware.isEmpty {
-                    var context = MiddlewareContext(state: core.state, services: services, topic: message.topic)
+                    var context = MiddlewareContext(
+                        state: core.state, services: services, identity: identity, topic: message.topic)
                     let result = runMiddleware(passed, context: &context)
                     requests.append(contentsOf: context.requests)
                     publications.append(contentsOf: context.publications)

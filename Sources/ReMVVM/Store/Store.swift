@@ -22,6 +22,8 @@ public final class Store<State: Sendable>: Sendable {
     let subscriptions: TopicSubscriptions<State>?
     /// Where the topics' messages wait for this store; only for a store with subscriptions.
     let inbox: TopicInbox?
+    /// Whom the session belongs to (``Identity``); nil for a session created without an authenticator.
+    public let identity: Identity?
 
     /// Creates a store holding `state` at `version`.
     ///
@@ -72,8 +74,10 @@ public final class Store<State: Sendable>: Sendable {
         version: UInt64,
         views: [ViewSnapshot],
         subscriptions: TopicSubscriptions<State>?,
-        topics: TopicHub?
+        topics: TopicHub?,
+        identity: Identity? = nil
     ) {
+        self.identity = identity
         self.reducer = reducer
         self.middleware = middleware
         self.projections = projections

@@ -61,7 +61,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// A logged store for a new session; its identity is queued for storage.
     package func makeTypedStore(for session: SessionRecord, durable: DurableVersion = DurableVersion()) -> Store<State>
     {
-        let store = definition.makeStore()
+        let store = definition.makeStore(identity: session.identity)
         track(store, of: session, create: true, snapshotVersion: 0, sinceSnapshot: 0, durable: durable)
         return store
     }

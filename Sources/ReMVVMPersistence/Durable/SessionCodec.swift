@@ -101,7 +101,7 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
             version = snapshot.version
             positions = try unwrap(snapshot).positions
         }
-        let store = definition.makeStore(state: state, version: version)
+        let store = definition.makeStore(state: state, version: version, identity: stored.record.identity)
         if !positions.isEmpty { store.restoreTopicPositions(positions) }
         for entry in stored.log {
             guard entry.version == store.version + 1 else {

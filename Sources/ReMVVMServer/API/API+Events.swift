@@ -25,12 +25,12 @@ extension API {
         let credentials = Credentials(request)
         let token = credentials?.token
         if let session = sessions.find(id: id, token: token) {
-            events(session, exchange)
+            authenticated(session, exchange) { api, session, exchange in api.events(session, exchange) }
             return
         }
         guard let loader, let id, let token else {
             if credentials == nil, Credentials.areAbsent(in: request) {
-                exchange.send(.missingCredentials)
+                exchange.send(.missingCredentials())
             } else {
                 exchange.send(HTTPResponse(status: 204))
             }
@@ -43,7 +43,8 @@ extension API {
         // Held by the shared storage, maybe: loaded (the request parks meanwhile), then streamed.
         loader.load(id: id, token: token) { [self] outcome in
             switch outcome {
-            case .loaded(let session): events(session, exchange)
+            case .loaded(let session):
+                authenticated(session, exchange) { api, session, exchange in api.events(session, exchange) }
             case .unknown: exchange.send(HTTPResponse(status: 204))
             case .unavailable(let error): exchange.send(Problem.storageUnavailable(error))
             case .busy: exchange.send(Problem.loadingBusy)

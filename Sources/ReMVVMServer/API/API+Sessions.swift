@@ -28,12 +28,34 @@ extension API {
             exchange.send(.tooManySessions(configuration, retryAfter: retryAfter))
             return
         }
-        guard let session = sessions.create() else {
+        guard authentication != nil else {
+            createSession(exchange, identity: nil)
+            return
+        }
+        // The app's sign-in first, off the worker: the session is the identity's it names.
+        let head = RequestHead(exchange.request, clientAddress: clientAddress.of(exchange.request))
+        runParked(exchange) { [self] in
+            let outcome = await identify(head)
+            guard !Task.isCancelled else { return exchange.send(.draining) }
+            switch outcome {
+            case .success(let identity): createSession(exchange, identity: identity)
+            case .failure(let problem): exchange.send(problem)
+            }
+        }
+    }
+
+    /// Creates the session of `identity` (nil: anonymous) and answers with its credentials and views.
+    private func createSession(_ exchange: Exchange, identity: Identity?) {
+        guard let session = sessions.create(identity: identity) else {
             metrics.refused(.sessionLimit)
             exchange.send(.unavailable("the server holds its maximum of \(configuration.maxSessions) sessions"))
             return
         }
-        logger.info("session created", metadata: ["session.id": "\(session.id)"])
+        logger.info(
+            "session created",
+            metadata: identity.map { ["session.id": "\(session.id)", "identity.subject": "\($0.subject)"] } ?? [
+                "session.id": "\(session.id)"
+            ])
         do {
             let (version, snapshots) = session.store.views(session.store.allViews)
             let cursor = session.cursor(version)

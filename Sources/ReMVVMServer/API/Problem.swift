@@ -33,12 +33,17 @@ struct Problem: Error, Sendable {
         status: 404, slug: "session-not-found", title: "Not Found",
         detail: "no session with this id for this token (unknown, expired, deleted, or the token is wrong)")
 
-    /// A session route asked for with no credentials at all (RFC 9110: 401 names the scheme to use).
-    static let missingCredentials = Problem(
-        status: 401, slug: "missing-credentials", title: "Unauthorized",
-        detail: "this route needs the session's token: send Authorization: Bearer <token>, the token that "
+    /// A request with no credentials at all where it needs some (RFC 9110: 401 names the scheme to use in
+    /// `challenge`): a session route without the session's token, or the app's authenticator asking for sign-in.
+    static func missingCredentials(
+        _ detail: String = "this route needs the session's token: send Authorization: Bearer <token>, the token that "
             + "POST /v1/sessions answered (or its remvvm_token cookie)",
-        headers: ["WWW-Authenticate": "Bearer"])
+        challenge: String = "Bearer"
+    ) -> Problem {
+        Problem(
+            status: 401, slug: "missing-credentials", title: "Unauthorized", detail: detail,
+            headers: ["WWW-Authenticate": challenge])
+    }
 
     static func notFound(_ detail: String) -> Problem {
         Problem(status: 404, slug: "not-found", title: "Not Found", detail: detail)

@@ -18,9 +18,12 @@ struct Credentials {
                 Self.bearerToken(in: bytes).map { SessionKey(utf8: UnsafeBufferPointer(rebasing: bytes[$0])) }
             }
             guard let token else { return nil }
-            self.token = token
-            fromCookie = false
-            return
+            // A bearer that is no session token (the app's own, a JWT) leaves the session's to the cookie.
+            if token != nil || !request.headers.contains("cookie") {
+                self.token = token
+                fromCookie = false
+                return
+            }
         }
         for cookieHeader in request.headers.values(for: "cookie") {
             for pair in cookieHeader.split(separator: ";") {

@@ -14,6 +14,14 @@ final class API: HTTPHandler {
     let sessions: SessionRegistry
     let actions: ActionRegistry
     let metrics: ServerMetrics
+    /// The app's sign-in; nil for anonymous sessions.
+    let authentication: Authentication?
+    /// The app's own routes, tried after the v1 API's.
+    let appRoutes: AppRouter
+    /// Every route's label, by index: the API's (``Route/labels``), then the app routes' patterns.
+    let routeLabels: [String]
+    /// The tasks running the app's async code (authenticators, app routes) for parked requests.
+    let handlers: HandlerTasks
     /// Reads a request's client address and scheme, believing only the trusted proxies.
     let clientAddress: ClientAddress
     /// Session creations per client address; nil when ``ServerConfiguration/sessionCreationBurst`` is 0.
@@ -53,7 +61,8 @@ final class API: HTTPHandler {
             logger: logger, transportGauges: transportGauges)
     }
 
-    /// An API whose stores are made per session identity, and kept durably when `durability` is set.
+    /// An API whose stores are made per session identity, kept durably when `durability` is set, with the app's
+    /// topic hub, sign-in and routes.
     init(
         configuration: ServerConfiguration,
         actions: ActionRegistry,
@@ -62,12 +71,18 @@ final class API: HTTPHandler {
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),
         topics: TopicHub? = nil,
+        authentication: Authentication? = nil,
+        routes: [AppRoute] = [],
         transportGauges: @escaping @Sendable () -> TransportGauges
     ) {
         self.topics = topics
+        self.authentication = authentication
+        appRoutes = AppRouter(routes)
+        routeLabels = Route.labels + appRoutes.labels
+        handlers = HandlerTasks(limit: configuration.maxRunningHandlers)
         timer = DeadlineTimer(clock: clock)
         metrics = ServerMetrics(
-            routeLabels: Route.labels, factory: configuration.metricsFactory ?? NOOPMetricsHandler.instance)
+            routeLabels: routeLabels, factory: configuration.metricsFactory ?? NOOPMetricsHandler.instance)
         self.configuration = configuration
         self.actions = actions
         self.logger = logger
@@ -121,9 +136,19 @@ final class API: HTTPHandler {
     }
 
     func handle(_ request: consuming HTTPRequest, responder: Responder) {
-        let route = Route(path: request.path)
+        var route = Route(path: request.path)
+        // The app's routes only where the API has none: the API's own routes pay nothing for them.
+        var appMatch: AppRouter.Match?
+        if !appRoutes.isEmpty, route == .unknownAPI || route == .staticFile,
+            let match = appRoutes.match(method: request.method, path: request.path)
+        {
+            switch match {
+            case .route(_, _, let label), .wrongMethod(_, let label): route = .app(label: Route.labels.count + label)
+            }
+            appMatch = match
+        }
         let exchange = Exchange(
-            request: request, responder: responder, route: route.label, routeIndex: route.index,
+            request: request, responder: responder, route: routeLabels[route.index], routeIndex: route.index,
             isAPI: route != .staticFile, started: MonotonicClock.nanoseconds(), metrics: metrics, logger: logger,
             logsAnswers: logsAnswers)
         switch route {
@@ -141,6 +166,7 @@ final class API: HTTPHandler {
         case .unknownAPI:
             exchange.send(.notFound("no API route \(exchange.request.method) \(exchange.request.path)"))
         case .staticFile: serveFile(exchange)
+        case .app: if let appMatch { serveAppRoute(appMatch, exchange) }
         }
     }
 
@@ -168,7 +194,7 @@ final class API: HTTPHandler {
                 switch outcome {
                 case .loaded(let session):
                     guard admits(session, exchange, fromCookie: credentials?.fromCookie == true) else { return }
-                    then(self, session, exchange)
+                    authenticated(session, exchange, then)
                 case .unknown: exchange.send(.sessionNotFound)
                 case .unavailable(let error): exchange.send(Problem.storageUnavailable(error))
                 case .busy: exchange.send(Problem.loadingBusy)
@@ -176,12 +202,18 @@ final class API: HTTPHandler {
             }
             return nil
         }
-        return admits(session, exchange, fromCookie: credentials?.fromCookie == true) ? session : nil
+        guard admits(session, exchange, fromCookie: credentials?.fromCookie == true) else { return nil }
+        // With the app's sign-in on every request, the request parks while it runs and goes on through `then`.
+        if let authentication, authentication.everyRequest {
+            authenticated(session, exchange, then)
+            return nil
+        }
+        return session
     }
 
     /// The answer for a session that is not found: 401 when the request carries no credentials at all, else 404.
     static func notFound(_ request: borrowing HTTPRequest, credentials: Credentials?) -> Problem {
-        credentials == nil && Credentials.areAbsent(in: request) ? .missingCredentials : .sessionNotFound
+        credentials == nil && Credentials.areAbsent(in: request) ? .missingCredentials() : .sessionNotFound
     }
 
     /// Refuses a cookie-authenticated change from another site; else marks the session as used.

@@ -13,6 +13,8 @@ enum Route: Equatable {
     case events(id: SessionKey?)
     case unknownAPI
     case staticFile
+    /// One of the app's routes, by its label's index among every route's (after the API's own).
+    case app(label: Int)
 
     /// Routes on the path's UTF-8 bytes: every literal here is ASCII without the few characters that have
     /// a canonically equivalent non-ASCII spelling, so comparing bytes decides as `String`'s `==` would.
@@ -69,6 +71,7 @@ enum Route: Equatable {
         case .events: 6
         case .unknownAPI: 7
         case .staticFile: 8
+        case .app(let label): label
         }
     }
 
@@ -78,6 +81,6 @@ enum Route: Equatable {
         "/v1/sessions/{id}/poll", "/v1/sessions/{id}/events", "/v1/*", "static",
     ]
 
-    /// The label used in metrics and logs.
-    var label: String { Self.labels[index] }
+    /// The label used in metrics and logs (an app route's is the API's, ``API/routeLabels``).
+    var label: String { Self.labels.indices.contains(index) ? Self.labels[index] : "app" }
 }

@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var defaultPollWait: Duration = .seconds(30)
     /// How often an event stream gets a heartbeat comment.
     public var heartbeatInterval: Duration = .seconds(15)
+    /// The app's async code running at once for parked requests (its authenticator, its routes); 503 beyond.
+    public var maxRunningHandlers = 1_000
     /// How long a session nobody used since its creation lasts (`sessionTTL` counts once a request used it), so
     /// that sessions created and dropped by the thousand do not hold their places for the full TTL.
     public var unusedSessionTTL: Duration = .seconds(60)

@@ -17,12 +17,16 @@ extension StoreServer {
     ///   - storage: Where sessions live; ``stop()`` closes it.
     ///   - durability: Snapshot frequency, state versioning and what to do with sessions that no
     ///     longer decode.
+    ///   - authentication: The app's sign-in; each session's identity is stored with it.
+    ///   - routes: The app's own routes (see ``AppRoute``).
     public convenience init<State: Codable & Sendable>(
         _ definition: StoreDefinition<State>,
         configuration: ServerConfiguration = ServerConfiguration(),
         storage: any SessionStorage,
         durability: DurabilityConfiguration = DurabilityConfiguration(),
-        logger: Logger = Logger(label: "remvvm.server")
+        logger: Logger = Logger(label: "remvvm.server"),
+        authentication: Authentication? = nil,
+        routes: [AppRoute] = []
     ) {
         var durability = durability
         durability.idempotencyKeysPerSession = configuration.idempotencyKeysPerSession
@@ -31,7 +35,8 @@ extension StoreServer {
         let sessions = DurableSessions(definition, storage: storage, configuration: durability, logger: logger)
         self.init(
             actions: definition.actions, makeStore: { sessions.makeStore(for: $0, durable: $1) }, durability: sessions,
-            configuration: configuration, logger: logger, topics: definition.topics, pool: pool)
+            configuration: configuration, logger: logger, topics: definition.topics, pool: pool,
+            authentication: authentication, routes: routes)
     }
 
     /// Puts the stored sessions back in service, then lets the app resume each one; with a shared

@@ -30,17 +30,26 @@ public final class StoreServer: Sendable {
 
     /// Prepares a server for the app `definition`, with sessions in memory only; nothing
     /// listens until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - authentication: The app's sign-in: each session belongs to the identity it names (see
+    ///     ``Authentication``); nil for anonymous sessions.
+    ///   - routes: The app's own routes, beside the v1 API (see ``AppRoute``).
     public convenience init<State: Sendable>(
         _ definition: StoreDefinition<State>,
         configuration: ServerConfiguration = ServerConfiguration(),
-        logger: Logger = Logger(label: "remvvm.server")
+        logger: Logger = Logger(label: "remvvm.server"),
+        authentication: Authentication? = nil,
+        routes: [AppRoute] = []
     ) {
         let pool = FanOutPool(threads: configuration.threads)
         let definition = Self.scheduling(definition, on: pool)
         self.init(
-            actions: definition.actions, makeStore: { _, _ in AnyProjectedStore(definition.makeStore()) },
+            actions: definition.actions,
+            makeStore: { record, _ in AnyProjectedStore(definition.makeStore(identity: record.identity)) },
             durability: nil,
-            configuration: configuration, logger: logger, topics: definition.topics, pool: pool)
+            configuration: configuration, logger: logger, topics: definition.topics, pool: pool,
+            authentication: authentication, routes: routes)
     }
 
     /// `definition` with its stores' fan-outs and its hub's delivery passes run by `pool`.
@@ -63,7 +72,9 @@ public final class StoreServer: Sendable {
         logger: Logger,
         clock: any ServerClock = SystemServerClock(),
         topics: TopicHub? = nil,
-        pool: FanOutPool? = nil
+        pool: FanOutPool? = nil,
+        authentication: Authentication? = nil,
+        routes: [AppRoute] = []
     ) {
         self.logger = logger
         self.pool = pool ?? FanOutPool(threads: configuration.threads)
@@ -76,6 +87,8 @@ public final class StoreServer: Sendable {
             logger: logger,
             clock: clock,
             topics: topics,
+            authentication: authentication,
+            routes: routes,
             transportGauges: { transportBox.gauges() }
         )
         var transportConfiguration = configuration.transport
@@ -183,6 +196,8 @@ public final class StoreServer: Sendable {
         // New connections are refused (a proxy sends them elsewhere, nothing sent); requests on open ones are
         // answered, each answer closing its connection, so none is cut with a request on it.
         if keeper != nil { transport.drain(grace: api.configuration.drainPeriod) }
+        // The app's handlers still running (sign-ins, routes) are cancelled: their requests get 503 draining.
+        api.handlers.cancelAll()
         keeper?.stop()
         api.timer.fireAll()
         api.streams.endAll(reason: "shutdown")

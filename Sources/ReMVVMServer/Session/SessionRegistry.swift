@@ -84,8 +84,9 @@ final class SessionRegistry: Sendable {
     /// second has not come).
     var scheduledCount: Int { shards.reduce(0) { $0 + $1.contents.withLock { $0.schedule.count } } }
 
-    /// Creates a session with a fresh store, or nil when the limit is reached.
-    func create() -> Session? {
+    /// Creates a session with a fresh store, belonging to `identity` (nil: anonymous), or nil when the limit is
+    /// reached.
+    func create(identity: Identity? = nil) -> Session? {
         guard reservePlace() else { return nil }
         let token = SecureToken.make()
         // The stored copy follows the expiry computed here for the session in memory, a margin later: the short
@@ -93,7 +94,7 @@ final class SessionRegistry: Sendable {
         let storedUntil = storedExpiry?.stored(forDue: Session.now() + unusedTTL)
         let record = SessionRecord(
             id: SecureToken.make(), tokenHash: Hashing.tokenHash(token), epoch: SecureToken.makeEpoch(),
-            expires: storedUntil.map(StoredExpiry.date(ofMonotonic:)))
+            expires: storedUntil.map(StoredExpiry.date(ofMonotonic:)), identity: identity)
         let durable = DurableVersion()
         guard
             let session = Session(

@@ -22,12 +22,14 @@ struct Node: Sendable {
 
     /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes; its sessions
     /// expire after `sessionTTL` and its tidy runs every `tidyInterval` (by default the server's). `storage` wraps
-    /// the node's PostgreSQL storage (to slow it down or count its calls).
+    /// the node's PostgreSQL storage (to slow it down or count its calls); `authentication` checks its
+    /// requests.
     static func start(
         _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
         services: Services = Services(), sessionTTL: Duration? = nil, tidyInterval: Duration? = nil,
         threads: Int = 2, maxPendingLoads: Int = 256,
-        storage wrap: (PostgresSessionStorage) -> any SessionStorage = { $0 }
+        storage wrap: (PostgresSessionStorage) -> any SessionStorage = { $0 },
+        authentication: Authentication? = nil
     ) throws -> Node {
         let storage = wrap(
             try PostgresSessionStorage(url: database.url, node: name, listensForTakeovers: listens, logger: quiet))
@@ -44,7 +46,7 @@ struct Node: Sendable {
         let server = StoreServer(
             definition, configuration: configuration, storage: storage,
             durability: durability,
-            logger: quiet)
+            logger: quiet, authentication: authentication)
         try server.start()
         return Node(server: server, name: name, topics: definition.topics)
     }

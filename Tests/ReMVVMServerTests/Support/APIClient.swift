@@ -48,9 +48,10 @@ struct APIClient: Sendable {
 
     // MARK: Sessions
 
-    /// Creates a session; throws unless the server answers 201 with an id and a token.
-    func createSession() async throws -> TestSession {
-        let response = try await request("POST", "/v1/sessions")
+    /// Creates a session (with `headers`, the app's credentials); throws unless the server answers 201 with an id
+    /// and a token.
+    func createSession(headers: [(String, String)] = []) async throws -> TestSession {
+        let response = try await request("POST", "/v1/sessions", headers: headers)
         let body = try response.json()
         guard response.status == 201, let id = body["id"]?.stringValue, let token = body["token"]?.stringValue,
             let version = body["version"]?.stringValue, let views = body["views"]

@@ -26,7 +26,7 @@ final class ExchangeLog: Sendable {
         let path = String(target.prefix { $0 != "?" })
         let route = Route(path: path)
         switch route {
-        case .unknownAPI: return nil
+        case .unknownAPI, .app: return nil
         case .staticFile: return path == "/" ? "/" : "/{file}"
         case .health, .metrics, .sessions, .session, .actions, .poll, .events: return route.label
         }
