@@ -144,7 +144,7 @@ struct JWTSignInTests {
             definition, configuration: configuration, logger: quiet,
             routes: ExampleRoutes.all(topics: definition.topics, adminToken: token, signsIn: false))
         try server.start()
-        let connection = try AsyncHTTPConnection(port: server.port)
+        let connection = try AsyncHTTPConnection(port: server.port, timeout: .seconds(30))
         let json = ("Content-Type", "application/json")
         let body = Array(#"{"text":"hello"}"#.utf8)
         let target = "/v1/rooms/lobby/announcements"
@@ -206,7 +206,7 @@ func withExampleServer(
                 definition, configuration: configuration, logger: quiet, authentication: authentication, routes: routes)
         }
     try server.start()
-    let connection = try AsyncHTTPConnection(port: server.port)
+    let connection = try AsyncHTTPConnection(port: server.port, timeout: .seconds(30))
     do {
         try await body(connection, server)
     } catch {

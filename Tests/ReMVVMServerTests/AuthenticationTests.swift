@@ -228,10 +228,13 @@ func withSignInServer(
     configuration.threads = threads
     configure(&configuration)
     let quiet = Logger(label: "remvvm.test") { _ in SwiftLogNoOpLogHandler() }
-    let server = TestServer(
+    var server = TestServer(
         server: StoreServer(
             definition, configuration: configuration, logger: quiet, authentication: authentication, routes: routes),
         log: ExchangeLog())
+    // Authenticators and app routes run on the process's concurrency pool, which the suite's CPU-bound tests
+    // (running beside these, on two cores) can hold for seconds.
+    server.clientTimeout = .seconds(30)
     try server.server.start()
     do {
         try await body(server)

@@ -12,11 +12,11 @@ struct APIClient: Sendable {
     private let connection: AsyncHTTPConnection
 
     /// Connects to the test server at `port`, from the local address `source` when given.
-    init(port: UInt16, log: ExchangeLog, from source: String? = nil) throws {
+    init(port: UInt16, log: ExchangeLog, from source: String? = nil, timeout: Duration = .seconds(5)) throws {
         self.port = port
         self.log = log
         self.source = source
-        connection = try AsyncHTTPConnection(port: port, from: source)
+        connection = try AsyncHTTPConnection(port: port, timeout: timeout, from: source)
     }
 
     /// Sends one request and reads the answer.

@@ -11,12 +11,14 @@ struct TestServer: Sendable {
     let server: StoreServer
     /// What the test observed, checked against the OpenAPI description when the test ends.
     let log: ExchangeLog
+    /// How long a client's read waits for the server.
+    var clientTimeout: Duration = .seconds(5)
 
     var port: UInt16 { server.port }
 
     /// A client on a new connection, from the local address `source` when given (`127.0.0.2`, ...).
     func client(from source: String? = nil) throws -> APIClient {
-        try APIClient(port: port, log: log, from: source)
+        try APIClient(port: port, log: log, from: source, timeout: clientTimeout)
     }
 
     /// Stops the server on a thread of its own (it joins libmicrohttpd's threads).
