@@ -28,8 +28,11 @@ final class IdentityTakeoverTests {
         let nodeA = try Node.start("node-a", on: database, authentication: Self.users)
         let nodeB = try Node.start("node-b", on: database, authentication: Self.users)
         try await database.waitForListeners(2)
+        // The authenticator runs on the process's concurrency pool, which the suite's CPU-bound tests can hold for
+        // seconds: the clients wait 30 s.
         let (id, token) = try await onOwnThread {
-            let created = try nodeA.client().http.request("POST", "/v1/sessions", headers: [("X-User", "alice")])
+            let created = try nodeA.client(timeout: .seconds(30)).http.request(
+                "POST", "/v1/sessions", headers: [("X-User", "alice")])
             let body = try created.json()
             return (body["id"] as? String ?? "", body["token"] as? String ?? "")
         }
@@ -39,7 +42,7 @@ final class IdentityTakeoverTests {
         #expect(json == #"{"claims":{"name":"Alice"},"subject":"alice"}"#)
 
         let (asBob, asAlice) = try await onOwnThread {
-            let client = try nodeB.client()
+            let client = try nodeB.client(timeout: .seconds(30))
             let path = "/v1/sessions/\(id)?views=counter"
             let bob = try client.http.request(
                 "GET", path, headers: [("Authorization", "Bearer \(token)"), ("X-User", "bob")])

@@ -268,24 +268,20 @@ final class API: HTTPHandler {
         let transport = transportGauges()
         gauges.openConnections.record(transport.open)
         gauges.suspendedConnections.record(transport.suspended)
-        let lastTransport = transportCounts.withLock { last in
-            defer { last = transport.statistics }
-            return last
-        }
-        metrics.addRefusals(transport.statistics, since: lastTransport)
+        metrics.addRefusals(transport.statistics, since: Self.exchange(transportCounts, for: transport.statistics))
         if let statistics = durability?.writerStatistics {
-            let last = writerCounts.withLock { last in
-                defer { last = statistics }
-                return last
-            }
-            metrics.storage.add(statistics, since: last)
+            metrics.storage.add(statistics, since: Self.exchange(writerCounts, for: statistics))
         }
         if let statistics = topics?.statistics {
-            let last = topicCounts.withLock { last in
-                defer { last = statistics }
-                return last
-            }
-            metrics.topics.add(statistics, since: last)
+            metrics.topics.add(statistics, since: Self.exchange(topicCounts, for: statistics))
+        }
+    }
+
+    /// Stores `new` as the last reading and returns the one it replaces: counters grow by the difference.
+    private static func exchange<Reading: Sendable>(_ last: borrowing Mutex<Reading>, for new: Reading) -> Reading {
+        last.withLock { last in
+            defer { last = new }
+            return last
         }
     }
 
