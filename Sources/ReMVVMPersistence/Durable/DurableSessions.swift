@@ -193,7 +193,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         logger.info("durable storage closed", metadata: ["storage.transactions": "\(writer.statistics.transactions)"])
     }
 
-    /// A rebuilt session: its store, its latest idempotency keys, the version it was rebuilt from, and its
+    /// A rebuilt session: its store, its latest idempotency keys, the version it was rebuilt to, and its
     /// stored version as the writer keeps it.
     private typealias Rebuilt = (Store<State>, [StoredIdempotencyKey], base: UInt64, durable: DurableVersion)
 
@@ -243,7 +243,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
             track(
                 store, of: record, create: false, snapshotVersion: stored.snapshot?.version ?? 0,
                 sinceSnapshot: replayed, durable: durable)
-            return (store, stored.keys, stored.snapshot?.version ?? 0, durable)
+            return (store, stored.keys, store.version, durable)
         } catch {
             skip(record, reason: "\(error)")
             return nil

@@ -10,8 +10,9 @@ package struct RestoredSession: Sendable {
     package let resume: @Sendable () -> Void
     /// The idempotency keys of its latest dispatches, oldest first, with their answers.
     package let keys: [StoredIdempotencyKey]
-    /// The version its store was rebuilt from (its snapshot's; 0 without one): the views of older
-    /// versions are not known here, though they belong to the same history.
+    /// The version its store was rebuilt to: a client's cursor older than it came from another node or from
+    /// before a restart, so when the replayed history no longer reaches it, the client gets every view whole
+    /// rather than a reset.
     package let base: UInt64
     /// Its highest stored version, which the writer advances as it stores more.
     package let durable: DurableVersion

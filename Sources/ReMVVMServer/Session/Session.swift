@@ -19,8 +19,9 @@ final class Session: Sendable {
     private let createdToken: String?
     /// The name of this session's history, the first half of every cursor.
     let epoch: String
-    /// The version this node's store started from: 0 for a session created here, the snapshot's for one
-    /// loaded from storage. The views of older versions of the same history are not kept here.
+    /// The version this node's store started from: 0 for a session created here, the version it was rebuilt
+    /// to for one loaded from storage. A cursor older than it was not issued by this node's store; when the
+    /// replayed history does not reach it, the client gets every view whole instead of an `expired` reset.
     let base: UInt64
     /// The session's store, seen only through its projections.
     let store: any ProjectedStore
