@@ -93,6 +93,7 @@ extension Store {
             applied = true
         }
         var woken: [(ChangeWaiters.Handler, ViewSet)] = []
+        var otherChanged: [ViewSnapshot] = []
         var resubscribe = false
         if applied {
             core.version += 1
@@ -101,12 +102,16 @@ extension Store {
                     version: core.version, actions: reduced, publications: outboxed(&publications), metadata: metadata)
                 for listener in core.commitListeners { listener(record) }
             }
-            woken = publish(from: old, core: &core)
+            let published = publish(from: old, core: &core)
+            woken = published.woken
+            let unrequested = published.changed.subtracting(views)
+            if !unrequested.isEmpty { otherChanged = unrequested.map { core.views[$0].current } }
             if let subscriptions, core.topics.active { resubscribe = subscriptions.inputChanged(old, core.state) }
         }
         let snapshots = views.isEmpty ? [] : views.map { core.views[$0].current }
         return Commit(
-            outcome: DispatchOutcome(version: core.version, results: results, views: snapshots),
+            outcome: DispatchOutcome(
+                version: core.version, results: results, views: snapshots, otherChanged: otherChanged),
             woken: woken,
             effects: requests,
             publications: publications,
@@ -116,10 +121,12 @@ extension Store {
 
     /// What every commit does once the reducers ran and the version moved on, inside the lock:
     /// recompute the changed views, tell observers, and take the waiters watching those views.
-    func publish(from old: State, core: inout StoreCore<State>) -> [(ChangeWaiters.Handler, ViewSet)] {
+    func publish(
+        from old: State, core: inout StoreCore<State>
+    ) -> (woken: [(ChangeWaiters.Handler, ViewSet)], changed: ViewSet) {
         let changed = updateViews(from: old, core: &core)
         for observer in core.observers { observer.notify(old, core.state, core.version) }
-        return changed.isEmpty ? [] : core.waiters.take(changed: changed)
+        return (changed.isEmpty ? [] : core.waiters.take(changed: changed), changed)
     }
 
     /// Wakes the waiters a commit took, once the lock is released.

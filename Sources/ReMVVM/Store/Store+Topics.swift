@@ -180,9 +180,9 @@ extension Store {
                     version: core.version, actions: reduced, publications: outboxed(&publications))
                 for listener in core.commitListeners { listener(record) }
             }
-            let woken = publish(from: old, core: &core)
+            let woken = publish(from: old, core: &core).woken
             return Commit(
-                outcome: DispatchOutcome(version: core.version, results: [], views: []),
+                outcome: DispatchOutcome(version: core.version, results: [], views: [], otherChanged: []),
                 woken: woken,
                 effects: requests,
                 publications: publications,

@@ -251,12 +251,11 @@ extension API {
         return body
     }
 
-    /// Checks every view the dispatch changed, asked for or not, against the budget: the dispatch that makes a view
-    /// too large is the one told so (naming it), whoever watches it. Each is encoded once, for every answer after.
+    /// Checks every view the dispatch changed against the budget, the requested ones as the answer is built and
+    /// the others here: the dispatch that makes a view too large is the one told so (naming it), whoever watches
+    /// it. Each is encoded once, for every answer after.
     private func checkChangedViews(_ session: Session, _ outcome: DispatchOutcome) throws(Problem) {
-        guard outcome.results.contains(.applied) else { return }
-        let (_, snapshots) = session.store.views(session.store.allViews)
-        for snapshot in snapshots where snapshot.version == outcome.version {
+        for snapshot in outcome.otherChanged {
             _ = try snapshot.budgetedBytes(max: configuration.maxViewBytes)
         }
     }
