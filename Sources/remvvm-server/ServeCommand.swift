@@ -206,8 +206,7 @@ struct ServeCommand: AsyncParsableCommand {
         storeConfiguration.onEffectError = { error in logger.warning("effect failed: \(error)") }
         storeConfiguration.onTopicError = { error in logger.warning("topic: \(error)") }
         let definition = ExampleApp.definition(configuration: storeConfiguration)
-        let (authentication, routes) = try await signIn(
-            topics: definition.topics, environment: environment, logger: logger)
+        let (authentication, routes) = try await signIn(environment: environment, logger: logger)
         let server = try makeServer(
             definition,
             configuration: configuration,

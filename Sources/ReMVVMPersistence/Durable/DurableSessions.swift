@@ -37,7 +37,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         let codec = SessionCodec(definition: definition, configuration: configuration)
         self.codec = codec
         // With a topic log in the storage, topic messages go out in their posters' transactions (the outbox).
-        let outboxed = definition.subscriptions != nil && storage is any TopicLog
+        let outboxed = definition.subscriptions != nil && definition.topics != nil && storage is any TopicLog
         writer = GroupCommitWriter(
             storage: storage, snapshotEvery: configuration.snapshotEvery,
             keysPerSession: configuration.idempotencyKeysPerSession, logger: logger,
@@ -102,10 +102,11 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// Keeps the topics' retained history in the storage when it can (``TopicLog``), before any session
     /// resumes its topics from it.
     private func attachTopicLog() {
-        guard definition.subscriptions != nil, let log = storage as? any TopicLog else { return }
+        guard definition.subscriptions != nil, let topics = definition.topics, let log = storage as? any TopicLog
+        else { return }
         do {
-            try definition.topics.attach(log, actions: definition.actions)
-            if !definition.topics.hasOutbox { definition.topics.attach(outbox: WriterOutbox(writer)) }
+            try topics.attach(log, actions: definition.actions)
+            if !topics.hasOutbox { topics.attach(outbox: WriterOutbox(writer)) }
         } catch {
             logger.error(
                 "cannot read the topics' retained history; topics start empty", metadata: ["error": "\(error)"])

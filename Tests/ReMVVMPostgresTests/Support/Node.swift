@@ -48,7 +48,7 @@ struct Node: Sendable {
             durability: durability,
             logger: quiet, authentication: authentication)
         try server.start()
-        return Node(server: server, name: name, topics: definition.topics)
+        return Node(server: server, name: name, topics: server.topics)
     }
 
     var port: UInt16 { server.port }
