@@ -42,9 +42,19 @@ extension Store {
 
     /// Does what a commit left for after the lock: wakes its waiters, follows the state's topics, starts its
     /// effects and publishes what its middleware published.
+    ///
+    /// Joining a topic of a log that several nodes share reads the log, so with such a hub the subscriptions
+    /// change on the configuration's scheduler (the server's threads), not on the dispatching thread (an HTTP
+    /// worker): the topic's history then reaches the store moments after the dispatch is answered.
     func carryOut(_ commit: Commit) {
         wake(commit.woken, at: commit.outcome.version)
-        if commit.resubscribe { syncTopics() }
+        if commit.resubscribe {
+            if topics?.readsSharedLog != true
+                || !configuration.scheduler.offer({ [weak self] in self?.syncTopics() })
+            {
+                syncTopics()
+            }
+        }
         if !commit.effects.isEmpty {
             effects.perform(commit.effects, context: effectContext())
         }

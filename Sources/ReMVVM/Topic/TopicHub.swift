@@ -415,6 +415,9 @@ public final class TopicHub: Sendable {
 
     // MARK: - A shared log
 
+    /// Whether the attached log is shared by several nodes: subscribing then reads it.
+    var readsSharedLog: Bool { sharedLog() != nil }
+
     /// The attached log when several nodes share it.
     private func sharedLog() -> (any TopicLog)? {
         log.withLock { log in log.flatMap { $0.isShared ? $0 : nil } }
