@@ -105,6 +105,7 @@ extension Store {
         var woken: [(ChangeWaiters.Handler, ViewSet)] = []
         var otherChanged: [ViewSnapshot] = []
         var resubscribe = false
+        let publishes = applied && !publications.isEmpty
         if applied {
             core.version += 1
             if recording {
@@ -112,16 +113,17 @@ extension Store {
                     version: core.version, actions: reduced, publications: outboxed(&publications), metadata: metadata)
                 for listener in core.commitListeners { listener(record) }
             }
-            let published = publish(from: old, core: &core)
-            woken = published.woken
-            let unrequested = published.changed.subtracting(views)
+            let changes = publish(from: old, core: &core)
+            woken = changes.woken
+            let unrequested = changes.changed.subtracting(views)
             if !unrequested.isEmpty { otherChanged = unrequested.map { core.views[$0].current } }
             if let subscriptions, core.topics.active { resubscribe = subscriptions.inputChanged(old, core.state) }
         }
         let snapshots = views.isEmpty ? [] : views.map { core.views[$0].current }
         return Commit(
             outcome: DispatchOutcome(
-                version: core.version, results: results, views: snapshots, otherChanged: otherChanged),
+                version: core.version, results: results, views: snapshots, otherChanged: otherChanged,
+                published: publishes),
             woken: woken,
             effects: requests,
             publications: publications,

@@ -182,7 +182,8 @@ extension Store {
             }
             let woken = publish(from: old, core: &core).woken
             return Commit(
-                outcome: DispatchOutcome(version: core.version, results: [], views: [], otherChanged: []),
+                outcome: DispatchOutcome(
+                    version: core.version, results: [], views: [], otherChanged: [], published: false),
                 woken: woken,
                 effects: requests,
                 publications: publications,
