@@ -31,7 +31,7 @@ extension ServeCommand {
                 definition, configuration: configuration, logger: logger, authentication: authentication, routes: routes
             )
         }
-        var durable = DurabilityConfiguration()
+        var durable = Self.appDurability
         durable.snapshotEvery =
             try snapshotEvery ?? environment.number("REMVVM_SNAPSHOT_EVERY") ?? durable.snapshotEvery
         guard durable.snapshotEvery >= 1 else { throw ValidationError("--snapshot-every must be at least 1") }
@@ -77,6 +77,10 @@ extension ServeCommand {
             definition, configuration: configuration, storage: storage, durability: durable, logger: logger,
             authentication: authentication, routes: routes)
     }
+
+    /// How the example app's state is named and versioned in storage: what the server writes and what
+    /// `verify-upgrade` reads with.
+    static var appDurability: DurabilityConfiguration { DurabilityConfiguration() }
 
     private func durabilityMode(_ environment: Environment) throws -> Durability {
         if let durability { return durability }

@@ -17,7 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remvvm-server",
         abstract: "Serve the ReMVVM example app: one store per client session over HTTP.",
-        discussion: "Each option can also be set with the environment variable shown, e.g. REMVVM_PORT=9000."
+        discussion: "Each option can also be set with the environment variable shown, e.g. REMVVM_PORT=9000.",
+        subcommands: [VerifyUpgradeCommand.self]
     )
 
     @Option(help: "Address to listen on (REMVVM_HOST).") var host: String?

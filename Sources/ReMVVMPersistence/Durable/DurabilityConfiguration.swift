@@ -4,7 +4,8 @@ import Foundation
 /// and what to do with sessions that no longer decode.
 public struct DurabilityConfiguration: Sendable {
     /// A session's state is snapshotted after this many logged commits, so that a restore
-    /// replays at most this many; the log entries a snapshot covers are deleted.
+    /// replays at most this many; the log before the previous snapshot is deleted (the log since it is what
+    /// `verify-upgrade` replays, and a divergence it finds is named to within one such interval).
     public var snapshotEvery = 1_000
     /// Deletes sessions that cannot be restored (their state or log no longer decodes) instead
     /// of keeping them on disk for a later version to read.

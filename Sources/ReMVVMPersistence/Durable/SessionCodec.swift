@@ -11,6 +11,8 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
     let reduced: ActionRegistry
     /// Every action the app knows, to read the log back.
     let actions: ActionRegistry
+    /// The action types whose payload version is not 1, with their versions: logged beside each entry.
+    let actionVersions: [String: Int]
 
     init(definition: StoreDefinition<State>, configuration: DurabilityConfiguration) {
         stateType = configuration.stateType ?? String(reflecting: State.self)
@@ -22,6 +24,7 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         logged.register(TopicReceipt.self)
         logged.register(TopicGap.self)
         actions = logged
+        actionVersions = logged.versionedTypes
     }
 
     // MARK: - Writing
@@ -31,22 +34,40 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         // A topic receipt is logged too: replaying it restores how far the session read the topic.
         let logged = record.actions.filter { reduced.contains($0.wireName) || $0 is TopicReceipt }.map(
             ActionEnvelope.init)
-        return StoredCommit(version: record.version, actions: try JSONEncoder().encode(logged))
+        var versions: [String: Int] = [:]
+        if !actionVersions.isEmpty {
+            for envelope in logged {
+                if let version = actionVersions[envelope.action.wireName] {
+                    versions[envelope.action.wireName] = version
+                }
+            }
+        }
+        return StoredCommit(version: record.version, actions: try JSONEncoder().encode(logged), versions: versions)
     }
 
     /// The store's current state as a snapshot, with its topic positions when it follows topics.
     func snapshot(of store: Store<State>) throws -> StoredSnapshot {
         let (state, version, positions) = store.versionedStateAndPositions
-        let json = try JSONEncoder().encode(state)
+        let json = try Self.canonical(state)
+        let digest = Hashing.sha256([UInt8](json))
         guard !positions.isEmpty else {
-            return StoredSnapshot(version: version, stateType: stateType, stateVersion: stateVersion, state: json)
+            return StoredSnapshot(
+                version: version, stateType: stateType, stateVersion: stateVersion, state: json, digest: digest)
         }
         var wrapped = Data(Self.statePrefix.utf8)
         wrapped += json
         wrapped += Self.topicsSuffix(try Self.encodePositions(positions))
         return StoredSnapshot(
             version: version, format: RecordFormat.snapshotWithTopics, stateType: stateType,
-            stateVersion: stateVersion, state: wrapped)
+            stateVersion: stateVersion, state: wrapped, digest: digest)
+    }
+
+    /// A state's JSON with its keys sorted: the same state gives the same bytes in any process and any build
+    /// that encodes it the same way, so that its digest can be compared.
+    static func canonical(_ state: State) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(state)
     }
 
     private static var statePrefix: String { #"{"state":"# }
@@ -133,7 +154,8 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         }
         guard snapshot.stateVersion <= stateVersion else {
             throw RestoreError(
-                "its state has version \(snapshot.stateVersion), newer than this app's \(stateVersion)")
+                "its state has version \(snapshot.stateVersion), newer than this app's \(stateVersion)",
+                needsNewerBuild: true)
         }
         var json = try unwrap(snapshot).state
         if snapshot.stateVersion < stateVersion, let migrate {
@@ -163,7 +185,16 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         }
         if entry.actions.elementsEqual("[]".utf8) { return CommitRecord(version: entry.version, actions: []) }
         do {
+            // Written in the shapes this build reads (what every entry of an app without versions is): one pass.
+            guard entry.versions == actionVersions else {
+                return CommitRecord(
+                    version: entry.version,
+                    actions: try actions.decodeActions(from: entry.actions, writtenAt: entry.versions))
+            }
             return CommitRecord(version: entry.version, actions: try actions.decodeActions(from: entry.actions))
+        } catch let error as ActionMigrationError {
+            throw RestoreError(
+                "its log entry for version \(entry.version) cannot be read: \(error)", needsNewerBuild: error.isNewer)
         } catch {
             throw RestoreError("its log entry for version \(entry.version) no longer decodes: \(error)")
         }
