@@ -180,6 +180,12 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Verify the JWT on every request on a session too, not only at its creation (REMVVM_JWT_EVERY_REQUEST).")
     var jwtEveryRequest = false
     @Option(
+        name: .customLong("app-version"),
+        help:
+            "Which build of the example app to run, 1 or 2 (the upgrade tests' and docs'); default 1 (REMVVM_APP_VERSION)."
+    )
+    var appVersion: Int?
+    @Option(
         name: .customLong("admin-token-file"),
         help: "A file whose text is the token that may post announcements to chat rooms (REMVVM_ADMIN_TOKEN_FILE).")
     var adminTokenFile: String?
@@ -204,11 +210,13 @@ struct ServeCommand: AsyncParsableCommand {
         var storeConfiguration = StoreConfiguration()
         storeConfiguration.onEffectError = { error in logger.warning("effect failed: \(error)") }
         storeConfiguration.onTopicError = { error in logger.warning("topic: \(error)") }
-        let definition = ExampleApp.definition(configuration: storeConfiguration)
+        let version = try Self.appVersion(appVersion, environment)
+        let definition = ExampleApp.definition(version: version, configuration: storeConfiguration)
         let (authentication, routes) = try await signIn(
             topics: definition.topics, environment: environment, logger: logger)
         let server = try makeServer(
             definition,
+            version: version,
             configuration: configuration,
             environment: environment,
             logger: logger,

@@ -27,6 +27,10 @@ struct VerifyUpgradeCommand: ParsableCommand {
         name: .customLong("database-url"),
         help: "PostgreSQL (libpq URI) to read the sessions from (REMVVM_DATABASE_URL).")
     var databaseURL: String?
+    @Option(
+        name: .customLong("app-version"),
+        help: "The build of the example app to check, 1 or 2; default 1 (REMVVM_APP_VERSION).")
+    var appVersion: Int?
     @Option(help: "Rebuild only this many sessions, spread evenly over the stored ones.") var sample: Int?
     @Flag(help: "Print the report as JSON.") var json = false
 
@@ -48,7 +52,9 @@ struct VerifyUpgradeCommand: ParsableCommand {
             throw ValidationError("cannot read the stored sessions: \(error)")
         }
         defer { source.close() }
-        let gate = UpgradeGate(ExampleApp.definition(), durability: ServeCommand.appDurability)
+        let version = try ServeCommand.appVersion(appVersion, environment)
+        let gate = UpgradeGate(
+            ExampleApp.definition(version: version), durability: ServeCommand.appDurability(version))
         let report: UpgradeReport
         do {
             report = try gate.run(source, sample: sample)

@@ -81,7 +81,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         }
         var restored: [RestoredSession] = []
         for record in records {
-            guard let (store, keys, base, durable) = rebuild(record) else { continue }
+            guard let (store, keys, base, durable) = rebuildKeepingNewer(record) else { continue }
             let definition = self.definition
             let erased = AnyProjectedStore(store)
             let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
@@ -154,9 +154,13 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     package var location: String { storage.location }
 
     /// Takes a stored session over (if `tokenHash` is its token's) and rebuilds it.
+    ///
+    /// - Throws: ``StorageError/incompatible(_:)`` when a newer build of the app wrote the session (a state or action
+    ///   version above this build's): a node of that build can serve it, so it is kept, and the client is told to
+    ///   retry (503).
     package func load(_ id: String, tokenHash: String) throws(StorageError) -> RestoredSession? {
         guard let stored = try storage.takeOver(id, tokenHash: tokenHash) else { return nil }
-        guard let (store, keys, base, durable) = rebuild(stored) else { return nil }
+        guard let (store, keys, base, durable) = try rebuild(stored) else { return nil }
         let definition = self.definition
         let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
         logger.info(
@@ -217,8 +221,9 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         }
     }
 
-    /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt.
-    private func rebuild(_ record: SessionRecord) -> Rebuilt? {
+    /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt; one a
+    /// newer build wrote is logged and kept, whatever the configuration.
+    private func rebuildKeepingNewer(_ record: SessionRecord) -> Rebuilt? {
         let stored: StoredSession
         do {
             guard let loaded = try storage.load(record.id) else { return nil }
@@ -230,11 +235,21 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
                 metadata: ["session.id": "\(record.id)"])
             return nil
         }
-        return rebuild(stored)
+        do {
+            // A single node cannot serve it at all (a build rolled back): an error, not a rolling deploy's warning.
+            return try rebuild(stored, newerLoggedAt: .error)
+        } catch {
+            return nil
+        }
     }
 
     /// A loaded session's store, tracked by the writer, or nil (logged, and dropped if so configured).
-    private func rebuild(_ stored: StoredSession) -> Rebuilt? {
+    ///
+    /// - Throws: ``StorageError/incompatible(_:)`` for a session a newer build wrote: logged at `level`, never
+    ///   dropped.
+    private func rebuild(_ stored: StoredSession, newerLoggedAt level: Logger.Level = .warning) throws(StorageError)
+        -> Rebuilt?
+    {
         let record = stored.record
         do {
             let (store, replayed) = try codec.rebuild(stored, with: definition)
@@ -244,6 +259,12 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
                 store, of: record, create: false, snapshotVersion: stored.snapshot?.version ?? 0,
                 sinceSnapshot: replayed, durable: durable)
             return (store, stored.keys, store.version, durable)
+        } catch  where error.needsNewerBuild {
+            logger.log(
+                level: level,
+                "session \(record.id) was written by a newer build of the app: \(error); it is kept for a node of that build",
+                metadata: ["session.id": "\(record.id)"])
+            throw .incompatible("session \(record.id) was written by a newer build of the app: \(error)")
         } catch {
             skip(record, reason: "\(error)")
             return nil
