@@ -1,14 +1,20 @@
 import ArgumentParser
 
-/// `remvvm-server`: serves the example app (`serve`, the default, so `remvvm-server --port 9000` serves), or checks
-/// a build against the stored sessions before it is deployed (`verify-upgrade`). Subcommands of one root, so that
-/// each has its own options (both have a `--data-dir`).
+/// `remvvm-server [options]` serves the example app (``ServeCommand``); `remvvm-server verify-upgrade [options]`
+/// checks this build against the stored sessions before it is deployed (``VerifyUpgradeCommand``).
+///
+/// Not one root command with two subcommands: `remvvm-server --help` keeps listing the server's options, which the
+/// scripts read to learn what a build supports, and each command has its own options (both have `--data-dir`,
+/// which a parent command's option of the same name would take).
 @main
-struct RemvvmServer: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "remvvm-server",
-        abstract: "The ReMVVM example app's server.",
-        subcommands: [ServeCommand.self, VerifyUpgradeCommand.self],
-        defaultSubcommand: ServeCommand.self
-    )
+enum RemvvmServer {
+    static func main() async {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == VerifyUpgradeCommand.name {
+            arguments.removeFirst()
+            VerifyUpgradeCommand.main(arguments)
+        } else {
+            await ServeCommand.main(arguments)
+        }
+    }
 }

@@ -9,14 +9,17 @@ import ReMVVMServer
 import ServiceLifecycle
 import UnixSignals
 
-/// `remvvm-server [serve]`: runs the example app. Every option can also come from an environment
+/// `remvvm-server`: runs the example app. Every option can also come from an environment
 /// variable (`--port` from `REMVVM_PORT`, `--public-dir` from `REMVVM_PUBLIC_DIR`, ...);
 /// a flag wins over the environment, which wins over the default.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve",
-        abstract: "Serve the ReMVVM example app: one store per client session over HTTP (the default).",
-        discussion: "Each option can also be set with the environment variable shown, e.g. REMVVM_PORT=9000."
+        commandName: "remvvm-server",
+        abstract: "Serve the ReMVVM example app: one store per client session over HTTP.",
+        discussion: """
+            Each option can also be set with the environment variable shown, e.g. REMVVM_PORT=9000. \
+            `remvvm-server verify-upgrade --help`: check this build against the stored sessions before a deploy.
+            """
     )
 
     @Option(help: "Address to listen on (REMVVM_HOST).") var host: String?

@@ -8,8 +8,11 @@ import ReMVVMSQLite
 /// `remvvm-server verify-upgrade`: rebuilds the stored sessions with this build before it is deployed, and fails
 /// when any would be read differently (divergent) or not at all (undecodable). It only reads.
 struct VerifyUpgradeCommand: ParsableCommand {
+    /// The first argument that selects this command.
+    static let name = "verify-upgrade"
+
     static let configuration = CommandConfiguration(
-        commandName: "verify-upgrade",
+        commandName: "remvvm-server \(name)",
         abstract: "Replay the stored sessions with this build; exit 1 if any diverges or does not decode.",
         discussion: """
             Migrates each session's earlier snapshot, replays its log through this build's reducers and compares \
