@@ -124,3 +124,42 @@ final class UpgradeGatePostgresTests {
         #expect(first.checkedAt == 2)
     }
 }
+
+/// A node of the build before schema 7 replaces snapshots without a digest: the one it replaces must not stand for
+/// the new state.
+@Suite(.enabled(if: TestDatabase.baseURL != nil, Comment(rawValue: TestDatabase.whyDisabled)))
+final class StaleDigestTests {
+    let database: TestDatabase
+
+    init() throws {
+        database = try TestDatabase()
+    }
+
+    @Test func anOlderNodesSnapshotClearsTheDigestItReplaces() throws {
+        let storage = try PostgresSessionStorage(url: database.url, node: "v2", timeouts: TestDatabase.timeouts)
+        defer { storage.close() }
+        let record = SessionRecord(
+            id: "a", tokenHash: Hashing.tokenHash("token-a"), epoch: "epoch-a", created: Date(timeIntervalSince1970: 1))
+        let state = Data(#"{"count":1}"#.utf8)
+        try storage.write([
+            .create(record),
+            .snapshot(
+                session: "a",
+                StoredSnapshot(
+                    version: 1, stateType: "S", stateVersion: 1, state: state,
+                    digest: Hashing.sha256([UInt8](state)))),
+        ])
+        let connection = try database.connect()
+        // What the older build's batch sends for a snapshot: no digest column.
+        try connection.execute(
+            """
+            INSERT INTO snapshots (session, version, format, state_type, state_version, state)
+            VALUES ('a', 2, 1, 'S', 1, '\\x7b7d'::bytea)
+            ON CONFLICT (session) DO UPDATE SET version = EXCLUDED.version, format = EXCLUDED.format,
+                state_type = EXCLUDED.state_type, state_version = EXCLUDED.state_version, state = EXCLUDED.state
+            """)
+        let history = try #require(try PostgresSessionHistory(url: database.url).history("a"))
+        #expect(history.latest?.version == 2)
+        #expect(history.latest?.digest == nil)
+    }
+}
