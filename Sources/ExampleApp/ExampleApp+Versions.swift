@@ -31,6 +31,17 @@ extension ExampleApp {
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     }
 
+    /// A state's JSON of version 2 as version 1 reads it (`DurabilityConfiguration.downgradeState`): without the
+    /// counter label, which version 2 gives back its default when it reads the state again.
+    public static func downgradeState(_ json: Data, to version: Int) throws -> Data {
+        guard version < 2 else { return json }
+        guard var object = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+            throw MigrationError("a state to store for version \(version) is not a JSON object")
+        }
+        object["counterLabel"] = nil
+        return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    }
+
     /// The reducers of version 2: `counter/set` carries `count`.
     static let reducerV2 = AnyReducer<AppState>(
         CounterReducer.reducerV2.lifted { state, body in body(&state.counter) },

@@ -33,7 +33,8 @@ extension PostgresSessionStorage {
     /// Version 7: what a later build's replay is checked against (`verify-upgrade`): `snapshots.digest`, the
     /// snapshot before the latest (`previous_snapshots`, the log kept since it) and `log.versions` (the action
     /// payload versions of each entry). A node of an older build, still running, replaces a snapshot without a
-    /// digest: a trigger clears the replaced one's, so that no digest ever stands for another state.
+    /// digest: a trigger clears the replaced one's, so that no digest ever stands for another state. And
+    /// `node_versions`: the state and action versions each live node reads (``announce(stateVersion:actionVersions:)``).
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -219,6 +220,14 @@ extension PostgresSessionStorage {
         $$
         """,
         "DROP TRIGGER IF EXISTS snapshots_clear_stale_digest ON snapshots",
+        """
+        CREATE TABLE IF NOT EXISTS node_versions (
+            node text PRIMARY KEY,
+            state_version integer NOT NULL,
+            action_versions text NOT NULL,
+            seen timestamptz NOT NULL
+        )
+        """,
         """
         CREATE TRIGGER snapshots_clear_stale_digest BEFORE UPDATE ON snapshots
             FOR EACH ROW EXECUTE FUNCTION remvvm_clear_stale_digest()

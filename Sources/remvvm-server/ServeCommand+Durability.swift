@@ -38,6 +38,7 @@ extension ServeCommand {
         guard durable.snapshotEvery >= 1 else { throw ValidationError("--snapshot-every must be at least 1") }
         durable.dropUndecodableSessions =
             try dropUndecodableSessions || environment.isOn("REMVVM_DROP_UNDECODABLE_SESSIONS")
+        durable.writesNewestFormat = try writeNewestFormat || environment.isOn("REMVVM_WRITE_NEWEST_FORMAT")
         if let url = databaseURL ?? environment["REMVVM_DATABASE_URL"] {
             let node = nodeName ?? environment["REMVVM_NODE_NAME"] ?? "\(configuration.host):\(configuration.port)"
             var timeouts = PostgresTimeouts()
@@ -85,6 +86,7 @@ extension ServeCommand {
         var durable = DurabilityConfiguration()
         durable.stateVersion = version.stateVersion
         durable.migrateState = { json, from in try ExampleApp.migrateState(json, from: from) }
+        durable.downgradeState = { json, version in try ExampleApp.downgradeState(json, to: version) }
         return durable
     }
 

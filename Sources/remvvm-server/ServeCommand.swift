@@ -145,6 +145,12 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Delete stored sessions that no longer decode, not keep them (REMVVM_DROP_UNDECODABLE_SESSIONS).")
     var dropUndecodableSessions = false
     @Flag(
+        name: .customLong("write-newest-format"),
+        help: ArgumentHelp(
+            "Write this build's state and action versions even while nodes of an older build live (they answer 503 "
+                + "for those sessions); by default the oldest live node's (REMVVM_WRITE_NEWEST_FORMAT)."))
+    var writeNewestFormat = false
+    @Flag(
         name: .customLong("no-answer-batching"),
         help: "Send each answer at once instead of with the rest of its worker pass (REMVVM_NO_ANSWER_BATCHING).")
     var noAnswerBatching = false

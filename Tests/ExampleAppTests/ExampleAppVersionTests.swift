@@ -24,6 +24,25 @@ struct ExampleAppVersionTests {
         #expect(String(decoding: written, as: UTF8.self) == #"{"payload":{"count":6},"type":"counter/set"}"#)
     }
 
+    @Test func version2WritesCounterSetInVersion1sShapeWhileVersion1NodesLive() throws {
+        let payload = try CounterAction.SetCount.downgrade(payload: Data(#"{"count":3}"#.utf8), to: 1)
+        #expect(String(decoding: payload, as: UTF8.self) == #"{"value":3}"#)
+        #expect(try CounterAction.SetCount.migrate(payload: payload, from: 1) == CounterAction.SetCount(count: 3))
+    }
+
+    @Test func version2WritesItsStateInVersion1sShapeWithoutTheLabel() throws {
+        var state = AppState()
+        state.counter = 4
+        state.counterLabel = "Count"
+        let version1 = try ExampleApp.downgradeState(try JSONEncoder().encode(state), to: 1)
+        #expect(!String(decoding: version1, as: UTF8.self).contains("counterLabel"))
+        let read = try JSONDecoder().decode(AppState.self, from: version1)
+        #expect(read.counter == 4)
+        #expect(read.counterLabel == nil)
+        #expect(
+            try JSONDecoder().decode(AppState.self, from: try ExampleApp.migrateState(version1, from: 1)) == state)
+    }
+
     @Test func aVersion1StateMigratesWithTheDefaultLabel() throws {
         var state = AppState()
         state.counter = 3

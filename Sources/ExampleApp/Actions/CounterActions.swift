@@ -66,5 +66,11 @@ extension CounterAction {
         public static func migrate(payload: Data, from version: Int) throws -> SetCount {
             SetCount(count: try JSONDecoder().decode(Version1.self, from: payload).value)
         }
+
+        /// Writes a payload as version 1 of the app reads it, `{"value": n}`, while its nodes live.
+        public static func downgrade(payload: Data, to version: Int) throws -> Data {
+            let action = try JSONDecoder().decode(SetCount.self, from: payload)
+            return Data(#"{"value":\#(action.count)}"#.utf8)
+        }
     }
 }

@@ -16,6 +16,19 @@ extension ActionRegistry {
         return versions
     }
 
+    /// `payload`, the JSON of an action of the type registered under `wireName` at its current version, in the shape
+    /// of `version` (``StoreAction/downgrade(payload:to:)``).
+    ///
+    /// - Throws: ``ActionMigrationError`` for an unknown type, or what the type's downgrade throws.
+    @_spi(ReMVVMServer) public func downgradePayload(of wireName: String, _ payload: Data, to version: Int) throws
+        -> Data
+    {
+        guard let decoder = decoder(for: wireName) else {
+            throw ActionMigrationError(type: wireName, from: 0, to: version, reason: "not an action type of this app")
+        }
+        return try decoder.downgrade(payload, version)
+    }
+
     /// Decodes logged actions, as ``decodeActions(from:)`` does (but slower: call that one when `versions` are
     /// ``versionedTypes``), reading each action whose type was written at
     /// another version (`versions`: wire name to the version it was written at; a type not listed was written

@@ -12,6 +12,15 @@ extension StoreAction {
     }
 }
 
+extension StoreAction {
+    /// Refuses: the type says nothing of how its older versions looked.
+    public static func downgrade(payload: Data, to version: Int) throws -> Data {
+        throw ActionMigrationError(
+            type: wireName, from: wireVersion, to: version,
+            reason: "the type declares no downgrade (implement downgrade(payload:to:))")
+    }
+}
+
 /// Why a logged action of an older (or newer) payload version cannot be read by this build.
 public struct ActionMigrationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The action's wire name.

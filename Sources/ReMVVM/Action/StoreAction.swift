@@ -20,6 +20,13 @@ public protocol StoreAction: Codable, Sendable {
     /// The default refuses: a type that raises its ``wireVersion`` says here how to read each older shape, so
     /// that a session logged by an older build is still rebuilt. Test it as a reducer: old JSON in, action out.
     static func migrate(payload: Data, from version: Int) throws -> Self
+
+    /// This type's current payload (JSON), written in the shape of an older `version`, for nodes of an older
+    /// build that still run during a rolling deploy and read only that version.
+    ///
+    /// The default refuses: the action is then logged at ``wireVersion``, and an older node asked for its session
+    /// answers 503 until a node of this build serves it.
+    static func downgrade(payload: Data, to version: Int) throws -> Data
 }
 
 extension StoreAction {

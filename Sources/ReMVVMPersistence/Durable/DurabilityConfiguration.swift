@@ -20,6 +20,18 @@ public struct DurabilityConfiguration: Sendable {
     /// current one; nil decodes older snapshots as they are.
     public var migrateState: (@Sendable (_ state: Data, _ fromVersion: Int) throws -> Data)?
 
+    /// Turns a snapshot's JSON of the current ``stateVersion`` into JSON of an older one (the second argument), so
+    /// that during a rolling deploy on a shared storage this node writes states the older nodes still running read;
+    /// nil writes the current version (older nodes then answer 503 for those sessions until a newer node serves
+    /// them).
+    public var downgradeState: (@Sendable (_ state: Data, _ toVersion: Int) throws -> Data)?
+    /// Writes the newest state and action versions even while nodes of an older build live (an operator's
+    /// override: those nodes then answer 503 for the sessions this node writes).
+    public var writesNewestFormat = false
+    /// Seconds after its last announcement that a node of a shared storage counts as gone (a crashed node):
+    /// each node announces itself at every tidy round (`--tidy-interval`, 60 s).
+    public var nodeLiveness: Double = 180
+
     /// How many idempotency keys are kept per session, with their answers: the latest ones. The
     /// server sets it to its own limit.
     public var idempotencyKeysPerSession = 256

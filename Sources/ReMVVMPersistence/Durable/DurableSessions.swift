@@ -43,7 +43,43 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
             keysPerSession: configuration.idempotencyKeysPerSession, logger: logger,
             topics: outboxed ? definition.topics : nil, encode: codec.encode)
         // A shared storage restores nothing at start: its topics are read per topic, from the first subscription.
-        if storage.isShared { attachTopicLog() }
+        if storage.isShared {
+            attachTopicLog()
+            heartbeat()
+        }
+    }
+
+    /// States this node's versions in a shared storage and, unless told to write the newest format, writes what
+    /// every live node reads: older state and action versions while nodes of an older build live, this build's
+    /// once the last of them is gone. Called at start and at every tidy round.
+    package func heartbeat() {
+        guard storage.isShared else { return }
+        let own = NodeVersions(node: "", stateVersion: codec.stateVersion, actionVersions: codec.actionVersions)
+        let format: WriteFormat
+        do {
+            try storage.announce(stateVersion: own.stateVersion, actionVersions: own.actionVersions)
+            guard !configuration.writesNewestFormat else { return }
+            format = WriteFormat.readable(
+                by: try storage.liveVersions(within: configuration.nodeLiveness), own: own)
+        } catch {
+            logger.warning(
+                "cannot state this node's versions in the shared storage; writing the same format as before",
+                metadata: ["error": "\(error)"])
+            return
+        }
+        guard codec.format.set(format) else { return }
+        if format.isNewest {
+            logger.notice(
+                "every live node reads this build's versions: writing them",
+                metadata: ["state.version": "\(own.stateVersion)", "action.versions": "\(own.actionVersions)"])
+        } else {
+            logger.notice(
+                "nodes of an older build live: writing the versions they read",
+                metadata: [
+                    "state.version": "\(format.stateVersion ?? own.stateVersion)",
+                    "action.versions": "\(format.actionVersions)",
+                ])
+        }
     }
 
     /// What the writer has done so far: transactions, commits and snapshots written.
@@ -193,6 +229,15 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// leaves it (tests).
     func stop(snapshotting: Bool, releasing: Bool = false) {
         guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
+        // Gone: the other nodes may write what only they read.
+        if releasing, storage.isShared {
+            do {
+                try storage.retire()
+            } catch {
+                logger.warning(
+                    "cannot remove this node's versions from the shared storage", metadata: ["error": "\(error)"])
+            }
+        }
         writer.close(snapshotAll: snapshotting, release: releasing)
         logger.info("durable storage closed", metadata: ["storage.transactions": "\(writer.statistics.transactions)"])
     }

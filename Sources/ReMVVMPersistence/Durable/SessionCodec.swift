@@ -13,11 +13,16 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
     let actions: ActionRegistry
     /// The action types whose payload version is not 1, with their versions: logged beside each entry.
     let actionVersions: [String: Int]
+    /// Turns the state's JSON into an older version's (``DurabilityConfiguration/downgradeState``).
+    let downgradeState: (@Sendable (Data, Int) throws -> Data)?
+    /// The older versions written while older nodes live (a shared storage's); the newest by default.
+    let format = WriteFormatBox()
 
     init(definition: StoreDefinition<State>, configuration: DurabilityConfiguration) {
         stateType = configuration.stateType ?? String(reflecting: State.self)
         stateVersion = configuration.stateVersion
         migrate = configuration.migrateState
+        downgradeState = configuration.downgradeState
         reduced = definition.reducer.actions
         // The log also holds topic receipts, which no client may send (so they are not in the app's actions).
         var logged = definition.actions
@@ -41,14 +46,49 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
                     versions[envelope.action.wireName] = version
                 }
             }
+            // While older nodes live, the actions they read in older shapes (when the types say how).
+            let older = format.current.actionVersions.filter { versions[$0.key] != nil }
+            if !older.isEmpty, let entry = try? encode(logged, downgrading: older) {
+                versions.merge(older) { _, old in old }
+                return StoredCommit(
+                    version: record.version, actions: entry, versions: versions.filter { $0.value != 1 })
+            }
         }
         return StoredCommit(version: record.version, actions: try JSONEncoder().encode(logged), versions: versions)
+    }
+
+    /// A log entry whose actions of the types in `older` are written at those (older) versions; throws when a
+    /// type cannot write one (the entry is then written at the current versions).
+    private func encode(_ logged: [ActionEnvelope], downgrading older: [String: Int]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var entry = Data("[".utf8)
+        for (index, envelope) in logged.enumerated() {
+            if index > 0 { entry += Data(",".utf8) }
+            let name = envelope.action.wireName
+            guard let version = older[name] else {
+                entry += try encoder.encode(envelope)
+                continue
+            }
+            let payload = try actions.downgradePayload(of: name, try encoder.encode(envelope.action), to: version)
+            entry += Data(#"{"payload":"#.utf8) + payload + Data(#","type":"#.utf8) + (try encoder.encode(name))
+            entry += Data("}".utf8)
+        }
+        return entry + Data("]".utf8)
     }
 
     /// The store's current state as a snapshot, with its topic positions when it follows topics.
     func snapshot(of store: Store<State>) throws -> StoredSnapshot {
         let (state, version, positions) = store.versionedStateAndPositions
-        let json = try Self.canonical(state)
+        var json = try Self.canonical(state)
+        var stateVersion = self.stateVersion
+        // While older nodes live, the state in the shape they read (when the app says how).
+        if let older = format.current.stateVersion, let downgradeState,
+            let downgraded = try? downgradeState(json, older)
+        {
+            json = downgraded
+            stateVersion = older
+        }
         let digest = Hashing.sha256([UInt8](json))
         guard !positions.isEmpty else {
             return StoredSnapshot(
