@@ -227,6 +227,13 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         do {
             // Written in the shapes this build reads (what every entry of an app without versions is): one pass.
             guard entry.versions == actionVersions else {
+                // Most entries hold no action of a type whose version moved: read in one pass, that is checked
+                // after the fact; the others through the migrations.
+                if let actions = try? actions.decodeActions(from: entry.actions),
+                    actions.allSatisfy({ writtenAtCurrentVersion($0.wireName, entry) })
+                {
+                    return CommitRecord(version: entry.version, actions: actions)
+                }
                 return CommitRecord(
                     version: entry.version,
                     actions: try actions.decodeActions(from: entry.actions, writtenAt: entry.versions))
@@ -238,6 +245,11 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         } catch {
             throw RestoreError("its log entry for version \(entry.version) no longer decodes: \(error)")
         }
+    }
+
+    /// Whether `entry` holds actions of the type `wireName` in the version this build reads.
+    private func writtenAtCurrentVersion(_ wireName: String, _ entry: StoredCommit) -> Bool {
+        (entry.versions[wireName] ?? 1) == (actionVersions[wireName] ?? 1)
     }
 
     private func newer(_ what: String, format: Int, reads: Int = RecordFormat.current) -> String {
