@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import PostgresTestSupport
+import ReMVVM
 import ReMVVMPersistence
 import Synchronization
 import Testing
@@ -209,24 +210,35 @@ final class LoadingTests {
     }
 }
 
-/// A shared storage that forwards to PostgreSQL, counts takeovers, and sleeps before each call when told.
-final class SlowStorage: SessionStorage {
+/// A shared storage and topic log that forwards to PostgreSQL, counts takeovers and topic reads, and sleeps before
+/// each session call (``delay(_:)``) or each read of a topic's messages (``delayTopicReads(_:)``) when told.
+final class SlowStorage: SessionStorage, TopicLog {
     private let inner: PostgresSessionStorage
     private let pause = Atomic<Int>(0)
+    private let topicPause = Atomic<Int>(0)
     private let taken = Atomic<Int>(0)
+    private let reads = Atomic<Int>(0)
 
     init(_ inner: PostgresSessionStorage) { self.inner = inner }
 
-    /// Each call waits `delay` first.
+    /// Each session call waits `delay` first.
     func delay(_ delay: Duration) { pause.store(Int(delay / .milliseconds(1)), ordering: .relaxed) }
+
+    /// Each read of a topic's messages waits `delay` first.
+    func delayTopicReads(_ delay: Duration) {
+        topicPause.store(Int(delay / .milliseconds(1)), ordering: .relaxed)
+    }
 
     /// Takeovers asked of the storage so far.
     var takeovers: Int { taken.load(ordering: .relaxed) }
 
+    /// Reads of a topic's messages so far.
+    var topicReads: Int { reads.load(ordering: .relaxed) }
+
     var isShared: Bool { true }
 
-    private func wait() {
-        let milliseconds = pause.load(ordering: .relaxed)
+    private func wait(topics: Bool = false) {
+        let milliseconds = topics ? topicPause.load(ordering: .relaxed) : pause.load(ordering: .relaxed)
         if milliseconds > 0 { usleep(useconds_t(milliseconds * 1_000)) }
     }
 
@@ -247,6 +259,24 @@ final class SlowStorage: SessionStorage {
     }
     func releaseAll() throws(StorageError) { try inner.releaseAll() }
     func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void) { inner.watchTakeovers(handler) }
+    func deleteExpired(before now: Date, limit: Int) throws(StorageError) -> [String] {
+        try inner.deleteExpired(before: now, limit: limit)
+    }
+    func pruneTopicCounters(limit: Int) throws(StorageError) -> Int { try inner.pruneTopicCounters(limit: limit) }
+
+    func messages(of topic: String, after sequence: UInt64) throws -> (last: UInt64, entries: [TopicLogEntry]) {
+        reads.add(1, ordering: .relaxed)
+        wait(topics: true)
+        return try inner.messages(of: topic, after: sequence)
+    }
+    func watchTopics(_ wake: @escaping @Sendable (_ topic: String?, _ sequence: UInt64?) -> Void) {
+        inner.watchTopics(wake)
+    }
+    func retainedTopicMessages() throws -> [TopicLogEntry] { try inner.retainedTopicMessages() }
+    func append(topic: String, action: Data, retaining: Int) throws -> UInt64 {
+        try inner.append(topic: topic, action: action, retaining: retaining)
+    }
+    func forget(_ sweep: TopicSweep, retention: Duration) throws { try inner.forget(sweep, retention: retention) }
 }
 
 /// Set once, read by other threads.

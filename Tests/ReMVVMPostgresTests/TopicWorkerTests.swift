@@ -21,10 +21,10 @@ final class TopicWorkerTests {
     }
 
     @Test func aJoinWhoseTopicLogTakesTwoSecondsHoldsNoWorker() async throws {
-        let slow = Mutex<SlowTopicStorage?>(nil)
+        let slow = Mutex<SlowStorage?>(nil)
         // One HTTP worker: the join and the other session's read share it.
         let node = try Node.start("node-a", on: database, threads: 1) { inner in
-            let storage = SlowTopicStorage(inner)
+            let storage = SlowStorage(inner)
             slow.withLock { $0 = storage }
             return storage
         }
@@ -64,50 +64,4 @@ final class TopicWorkerTests {
         #expect(try watcher.lines(ada) == ["Ada: hello"])
         try await node.stop()
     }
-}
-
-/// PostgreSQL's storage and topic log, whose reads of a topic's messages sleep first when told.
-final class SlowTopicStorage: SessionStorage, TopicLog {
-    private let inner: PostgresSessionStorage
-    private let pause = Atomic<Int>(0)
-    private let reads = Atomic<Int>(0)
-
-    init(_ inner: PostgresSessionStorage) { self.inner = inner }
-
-    /// Each read of a topic's messages waits `delay` first.
-    func delayTopicReads(_ delay: Duration) { pause.store(Int(delay / .milliseconds(1)), ordering: .relaxed) }
-
-    /// Reads of a topic's messages so far.
-    var topicReads: Int { reads.load(ordering: .relaxed) }
-
-    var isShared: Bool { true }
-
-    func list() throws(StorageError) -> [SessionRecord] { try inner.list() }
-    func load(_ id: String) throws(StorageError) -> StoredSession? { try inner.load(id) }
-    func write(_ changes: [StorageChange]) throws(StorageError) { try inner.write(changes) }
-    func close() { inner.close() }
-    func takeOver(_ id: String, tokenHash: String) throws(StorageError) -> StoredSession? {
-        try inner.takeOver(id, tokenHash: tokenHash)
-    }
-    func releaseAll() throws(StorageError) { try inner.releaseAll() }
-    func watchTakeovers(_ handler: @escaping @Sendable (String) -> Void) { inner.watchTakeovers(handler) }
-    func deleteExpired(before now: Date, limit: Int) throws(StorageError) -> [String] {
-        try inner.deleteExpired(before: now, limit: limit)
-    }
-    func pruneTopicCounters(limit: Int) throws(StorageError) -> Int { try inner.pruneTopicCounters(limit: limit) }
-
-    func messages(of topic: String, after sequence: UInt64) throws -> (last: UInt64, entries: [TopicLogEntry]) {
-        reads.add(1, ordering: .relaxed)
-        let milliseconds = pause.load(ordering: .relaxed)
-        if milliseconds > 0 { usleep(useconds_t(milliseconds * 1_000)) }
-        return try inner.messages(of: topic, after: sequence)
-    }
-    func watchTopics(_ wake: @escaping @Sendable (_ topic: String?, _ sequence: UInt64?) -> Void) {
-        inner.watchTopics(wake)
-    }
-    func retainedTopicMessages() throws -> [TopicLogEntry] { try inner.retainedTopicMessages() }
-    func append(topic: String, action: Data, retaining: Int) throws -> UInt64 {
-        try inner.append(topic: topic, action: action, retaining: retaining)
-    }
-    func forget(_ sweep: TopicSweep, retention: Duration) throws { try inner.forget(sweep, retention: retention) }
 }
