@@ -195,11 +195,12 @@ let package = Package(
             dependencies: ["CounterExample", "CounterShared", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
             swiftSettings: strictSettings
         ),
-        // The client against the built remvvm-server as a subprocess over loopback.
+        // The client against the built remvvm-server as a subprocess over loopback; on several nodes, two of them
+        // on the PostgreSQL of REMVVM_TEST_DATABASE_URL behind nginx.
         .testTarget(
             name: "ReMVVMClientTests",
             dependencies: [
-                "ReMVVMClient", "ReMVVM", "ExampleApp",
+                "ReMVVMClient", "ReMVVM", "ExampleApp", "PostgresTestSupport", "ReMVVMPostgres",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings

@@ -182,7 +182,9 @@ extension RemoteStore {
         case "end":
             switch object["reason"] {
             case .string("moved")?:
-                // Another node took the session over: reconnecting reaches it.
+                // Another node took the session over: reconnecting to the same URL (a balancer's, which routes
+                // the session to its owner) reaches it, and the cursor continues there.
+                emit(.moved)
                 return false
             case .string("deleted")?:
                 throw ClientError(.sessionNotFound, detail: "the session was deleted")
