@@ -161,8 +161,9 @@ extension RemoteStore {
         let request = try transport.request(
             "GET", path(session, "/events"), query: query, token: session.token,
             headers: ["Accept": "text/event-stream"], timeout: .seconds(60))
+        let warmUp = try transport.request("HEAD", "/healthz", timeout: configuration.requestTimeout)
         do {
-            for try await event in EventStream.open(request) {
+            for try await event in EventStream.open(request, warmUp: warmUp) {
                 attempt = 0
                 switch try await handle(event, of: session) {
                 case .read: continue
