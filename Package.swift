@@ -12,7 +12,9 @@ let coreSettings = strictSettings + [.enableUpcomingFeature("InternalImportsByDe
 
 let package = Package(
     name: "remvvm-server",
-    platforms: [.macOS(.v15)],
+    // The floors of what the core uses (Synchronization's Mutex and Atomic): what ReMVVMClient needs on Apple's
+    // systems too, LiveView's Observation included (iOS 17, macOS 14).
+    platforms: [.macOS(.v15), .iOS(.v18)],
     // What other packages use. The example app, the benchmark and the fuzz target are targets only: the
     // scripts build them by name (`swift build --product remvvm-bench`), as SwiftPM offers every executable.
     products: [
