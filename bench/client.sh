@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Scenario 12 - the Swift client. One client sends, another follows the same session, over loopback against the
+# counter example built for release (counter-example): the time from `send` to the follower's new view, p50 and
+# p99, and the client process's CPU per change (sender and follower in one process; each change is one patch the
+# follower applies). `counter-client URL bench N` (release) is the Swift client; bench/clients/follow.c makes the
+# same requests through raw HTTP in C, in the same run, as the yardstick. Both by long-poll (the client's default
+# on Linux) and by event stream. BENCH_CLIENT_N changes per run (500), medians of BENCH_REPEAT runs, the two
+# clients in turns; each run is bounded (120 s).
+source "$(dirname "$0")/lib.sh"
+
+need_tools
+build_c
+build_server counter-example
+# The client links FoundationNetworking, whose static library needs libcurl's development files: built with the
+# Swift runtime as shared libraries (as an app's client would be), otherwise as the servers are.
+say "building counter-client (release, cross-module optimization, scratch path .build-bench)"
+(cd "$REPO_DIR" && swift build -c release -Xswiftc -cross-module-optimization --product counter-client \
+    --scratch-path "$SCRATCH" >"$LOGS/build-counter-client.log" 2>&1) \
+    || { tail -30 "$LOGS/build-counter-client.log" >&2; die "swift build of counter-client failed"; }
+N=${BENCH_CLIENT_N:-500}
+EXAMPLE="$SCRATCH/release/counter-example"
+CLIENT="$SCRATCH/release/counter-client"
+
+say "== 12. Swift client: send to the follower's new view, $N changes, long-poll and event stream, beside C"
+
+# run_one CLIENT FEED: one measurement on a fresh server; sets LINE to the client's RESULT line.
+LINE=""
+run_one() {
+    local client=$1 feed=$2 folder
+    port_free "$SERVER_PORT" || die "127.0.0.1:$SERVER_PORT is in use (set BENCH_PORT to another base port)"
+    "$EXAMPLE" "$SERVER_PORT" >"$LOGS/counter-example.log" 2>&1 &
+    PID=$!
+    STARTED+=("$PID")
+    wait_http "$SERVER_PORT" /healthz
+    case $client in
+        swift)
+            folder=$(mktemp -d "$BIN/client.XXXXXX")
+            local env_feed=event-stream
+            [ "$feed" = poll ] && env_feed=long-poll
+            COUNTER_CLIENT_DIR=$folder COUNTER_CLIENT_FEED=$env_feed timeout 120 \
+                "$CLIENT" "http://127.0.0.1:$SERVER_PORT/" bench "$N" >"$LOGS/client.log" 2>&1 || true
+            rm -rf "$folder"
+            ;;
+        c) timeout 120 "$BIN/follow" "$SERVER_PORT" "$N" "$feed" >"$LOGS/client.log" 2>&1 || true ;;
+    esac
+    stop "$PID"
+    LINE=$(grep '^RESULT' "$LOGS/client.log" || true)
+    [ -n "$LINE" ] || { cat "$LOGS/client.log" >&2; die "the $client client ($feed) failed"; }
+}
+
+declare -A p50 p99 cpu
+for rep in $(seq "$BENCH_REPEAT"); do
+    wait_for_idle_machine
+    order="swift c"
+    [ $((rep % 2)) = 0 ] && order="c swift"
+    for feed in poll sse; do
+        for client in $order; do
+            run_one "$client" "$feed"
+            note "run $rep $client $feed: $LINE"
+            p50[$client$feed]+=" $(field p50_ms "$LINE")"
+            p99[$client$feed]+=" $(field p99_ms "$LINE")"
+            cpu[$client$feed]+=" $(field cpu_us "$LINE")"
+        done
+    done
+done
+
+for feed in poll sse; do
+    name="long-poll"
+    [ "$feed" = sse ] && name="event stream"
+    for measure in p50 p99; do
+        declare -n values=$measure
+        ours=$(median ${values[swift$feed]})
+        theirs=$(median ${values[c$feed]})
+        record "12 client" "send to follower's view, $name, $measure ms" "$ours" "$theirs (C)" \
+            "$(ratio "$ours" "$theirs")" "report" "-"
+        unset -n values
+    done
+    ours=$(median ${cpu[swift$feed]})
+    theirs=$(median ${cpu[c$feed]})
+    record "12 client" "client CPU µs per change (sender+follower), $name" "$ours" "$theirs (C)" \
+        "$(ratio "$ours" "$theirs")" "report" "-"
+done
