@@ -87,6 +87,7 @@ extension RemoteStore {
         var attempt = 0
         var needsSnapshot = false
         var moves = MoveBackoff()
+        var reconnecting = false
         while !Task.isCancelled, let session {
             do throws(ClientError) {
                 var moved = false
@@ -97,7 +98,10 @@ extension RemoteStore {
                     if needsSnapshot || replica.version == nil {
                         try await readSnapshot(session)
                         needsSnapshot = false
+                    } else if reconnecting {
+                        await transport.warmUp(timeout: configuration.requestTimeout)
                     }
+                    reconnecting = false
                     let started = ContinuousClock.now
                     let outcome = try await pollOnce(session)
                     needsSnapshot = outcome == .stale
@@ -124,6 +128,7 @@ extension RemoteStore {
                 emit(.retrying(error))
                 try? await Task.sleep(for: configuration.retry.delay(attempt: attempt, retryAfter: error.retryAfter))
                 attempt += 1
+                reconnecting = true
             }
         }
     }
