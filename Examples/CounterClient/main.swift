@@ -7,8 +7,7 @@ import ReMVVMClient
 //   show               print the counter as the server has it
 //   follow             print the counter each time it changes, until interrupted
 //   bench N            N times: set the counter, and time until a second client following it sees the new value
-// COUNTER_CLIENT_FEED=event-stream or long-poll chooses how `follow` and `bench` follow (default: the platform's,
-// long-poll on Linux).
+// COUNTER_CLIENT_FEED=event-stream (the default) or long-poll chooses how `follow` and `bench` follow.
 // The session and the actions not yet delivered are kept in COUNTER_CLIENT_DIR (default: the current folder),
 // so a second run resumes the same counter, and actions sent while the server is down are delivered later.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -22,7 +21,7 @@ let store = try RemoteStore(
     configuration: .init(outboxURL: folder.appendingPathComponent("counter-outbox.json"), followsChanges: false))
 try await store.connect()
 
-// How `follow` and `bench` follow: COUNTER_CLIENT_FEED=event-stream or long-poll (default: the platform's).
+// How `follow` and `bench` follow: COUNTER_CLIENT_FEED=event-stream or long-poll (default: the client's).
 let feed: RemoteStore.ChangeFeed =
     switch ProcessInfo.processInfo.environment["COUNTER_CLIENT_FEED"] {
     case "event-stream": .eventStream
