@@ -3,8 +3,9 @@
 # counter example built for release (counter-example): the time from `send` to the follower's new view, p50 and
 # p99, and the client process's CPU per change (sender and follower in one process; each change is one patch the
 # follower applies). `counter-client URL bench N` (release) is the Swift client; bench/clients/follow.c makes the
-# same requests through raw HTTP in C, in the same run, as the yardstick. Both by long-poll (the client's default
-# on Linux) and by event stream. BENCH_CLIENT_N changes per run (500), medians of BENCH_REPEAT runs, the two
+# same requests through raw HTTP in C, in the same run, as the yardstick. Then the Swift follower alone, in its
+# own process (`counter-client follow`) beside the C client on the same session: its CPU per applied patch. Both
+# by long-poll and by event stream. BENCH_CLIENT_N changes per run (500), medians of BENCH_REPEAT runs, the two
 # clients in turns; each run is bounded (120 s).
 source "$(dirname "$0")/lib.sh"
 
@@ -48,7 +49,40 @@ run_one() {
     [ -n "$LINE" ] || { cat "$LOGS/client.log" >&2; die "the $client client ($feed) failed"; }
 }
 
-declare -A p50 p99 cpu
+# follower_cpu FEED: a Swift follower alone (`counter-client follow`, its own process) while the C client sends
+# and follows on the same session; sets LINE to "cpu_us=<the follower's CPU per applied patch>".
+follower_cpu() {
+    local feed=$1 folder env_feed=event-stream id token follower t0 t1 i
+    [ "$feed" = poll ] && env_feed=long-poll
+    port_free "$SERVER_PORT" || die "127.0.0.1:$SERVER_PORT is in use (set BENCH_PORT to another base port)"
+    "$EXAMPLE" "$SERVER_PORT" >"$LOGS/counter-example.log" 2>&1 &
+    PID=$!
+    STARTED+=("$PID")
+    wait_http "$SERVER_PORT" /healthz
+    folder=$(mktemp -d "$BIN/client.XXXXXX")
+    COUNTER_CLIENT_DIR=$folder timeout 30 "$CLIENT" "http://127.0.0.1:$SERVER_PORT/" show >/dev/null \
+        || die "counter-client could not make a session"
+    id=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["id"])' "$folder/counter-session.json")
+    token=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["token"])' "$folder/counter-session.json")
+    COUNTER_CLIENT_DIR=$folder COUNTER_CLIENT_FEED=$env_feed "$CLIENT" "http://127.0.0.1:$SERVER_PORT/" follow \
+        >"$LOGS/follower.log" 2>&1 &
+    follower=$!
+    STARTED+=("$follower")
+    for i in $(seq 300); do grep -q '^count: 0$' "$LOGS/follower.log" && break; sleep 0.1; done
+    grep -q '^count: 0$' "$LOGS/follower.log" || die "the Swift follower showed no count within 30 s"
+    t0=$(cpu_ticks "$follower")
+    timeout 120 "$BIN/follow" "$SERVER_PORT" "$N" "$feed" "$id" "$token" >"$LOGS/client.log" 2>&1 \
+        || die "the C client failed beside the follower: $(tail -3 "$LOGS/client.log")"
+    for i in $(seq 300); do grep -q "^count: $N\$" "$LOGS/follower.log" && break; sleep 0.1; done
+    grep -q "^count: $N\$" "$LOGS/follower.log" || die "the Swift follower did not reach $N within 30 s"
+    t1=$(cpu_ticks "$follower")
+    stop "$follower"
+    stop "$PID"
+    rm -rf "$folder"
+    LINE="cpu_us=$(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="$N" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')"
+}
+
+declare -A p50 p99 cpu alone
 for rep in $(seq "$BENCH_REPEAT"); do
     wait_for_idle_machine
     order="swift c"
@@ -61,6 +95,9 @@ for rep in $(seq "$BENCH_REPEAT"); do
             p99[$client$feed]+=" $(field p99_ms "$LINE")"
             cpu[$client$feed]+=" $(field cpu_us "$LINE")"
         done
+        follower_cpu "$feed"
+        note "run $rep Swift follower alone, $feed: $LINE"
+        alone[$feed]+=" $(field cpu_us "$LINE")"
     done
 done
 
@@ -79,4 +116,6 @@ for feed in poll sse; do
     theirs=$(median ${cpu[c$feed]})
     record "12 client" "client CPU µs per change (sender+follower), $name" "$ours" "$theirs (C)" \
         "$(ratio "$ours" "$theirs")" "report" "-"
+    record "12 client" "follower alone: CPU µs per applied patch, $name" "$(median ${alone[$feed]})" "" "" \
+        "report" "-"
 done

@@ -1,8 +1,9 @@
 /* follow.c - the Swift client's benchmark path (counter-client bench) through raw HTTP, as a yardstick.
  *
- *   follow PORT COUNT poll|sse
+ *   follow PORT COUNT poll|sse [ID TOKEN]
  *
- * Creates a session on the counter example (counter-example) on 127.0.0.1:PORT; then COUNT times: sets the
+ * Creates a session on the counter example (counter-example) on 127.0.0.1:PORT, or uses session ID with TOKEN
+ * (starting the count where the session's counter is); then COUNT times: sets the
  * counter on one keep-alive connection (POST .../actions with an Idempotency-Key, as the client sends it) and
  * times until a second connection following the session sees the new count: a long-poll from its cursor
  * (GET .../poll?since=V&wait=25s, polled again at once with the answer's "to") or one event stream
@@ -88,12 +89,12 @@ int main (int argc, char **argv)
 {
   static char sb[65536], fb[262144];
   long slen = 0, flen = 0;
-  int count, sse, status, sender, follower;
+  int count, sse, status, sender, follower, base = 0;
   double *latencies;
   struct rusage before, after;
   const char *answer;
 
-  if (argc != 4) die ("usage: follow PORT COUNT poll|sse");
+  if (argc != 4 && argc != 6) die ("usage: follow PORT COUNT poll|sse [ID TOKEN]");
   port = atoi (argv[1]);
   count = atoi (argv[2]);
   sse = 0 == strcmp (argv[3], "sse");
@@ -101,14 +102,32 @@ int main (int argc, char **argv)
   latencies = calloc ((size_t) count, sizeof *latencies);
   if (NULL == latencies) die ("out of memory");
 
-  answer = http_oneshot (port,
-                         "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n"
-                         "Connection: close\r\n\r\n",
-                         &status);
-  if (status != 201 && status != 200) die ("creating a session: status %d", status);
-  if (! json_string (answer, "id", id, sizeof id) || ! json_string (answer, "token", token, sizeof token)
-      || ! json_string (answer, "version", cursor, sizeof cursor))
-    die ("the created session has no id, token or version: %s", answer);
+  if (argc == 6)
+  {
+    char req[1024];
+    const char *count_field;
+    snprintf (id, sizeof id, "%s", argv[4]);
+    snprintf (token, sizeof token, "%s", argv[5]);
+    snprintf (req, sizeof req,
+              "GET /v1/sessions/%s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+              "Connection: close\r\n\r\n",
+              id, token);
+    answer = http_oneshot (port, req, &status);
+    if (status != 200 || ! json_string (answer, "version", cursor, sizeof cursor))
+      die ("reading session %s: status %d", id, status);
+    if (NULL != (count_field = strstr (answer, "\"count\":"))) base = atoi (count_field + 8);
+  }
+  else
+  {
+    answer = http_oneshot (port,
+                           "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n"
+                           "Connection: close\r\n\r\n",
+                           &status);
+    if (status != 201 && status != 200) die ("creating a session: status %d", status);
+    if (! json_string (answer, "id", id, sizeof id) || ! json_string (answer, "token", token, sizeof token)
+        || ! json_string (answer, "version", cursor, sizeof cursor))
+      die ("the created session has no id, token or version: %s", answer);
+  }
 
   sender = dial (port);
   follower = dial (port);
@@ -130,12 +149,12 @@ int main (int argc, char **argv)
     char body[128], req[1024];
     int n, seen = 0, answered = 0;
     double t0;
-    snprintf (body, sizeof body, "{\"type\":\"counter/set\",\"payload\":{\"count\":%d}}", step);
+    snprintf (body, sizeof body, "{\"type\":\"counter/set\",\"payload\":{\"count\":%d}}", base + step);
     n = snprintf (req, sizeof req,
                   "POST /v1/sessions/%s/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
-                  "Authorization: Bearer %s\r\nContent-Type: application/json\r\nIdempotency-Key: bench-%d\r\n"
+                  "Authorization: Bearer %s\r\nContent-Type: application/json\r\nIdempotency-Key: bench-%d-%d\r\n"
                   "Content-Length: %zu\r\n\r\n%s",
-                  id, token, step, strlen (body), body);
+                  id, token, base, step, strlen (body), body);
     t0 = now_ms ();
     write_all (sender, req, (size_t) n);
     while (! seen || ! answered)
@@ -162,7 +181,7 @@ int main (int argc, char **argv)
           long size = event + 2 - fb;
           char saved = fb[size];
           fb[size] = 0;
-          if (strstr (fb, "event: patch") && has_count (fb, step)) seen = 1;
+          if (strstr (fb, "event: patch") && has_count (fb, base + step)) seen = 1;
           fb[size] = saved;
           consume (fb, &flen, size);
         }
@@ -172,7 +191,7 @@ int main (int argc, char **argv)
         long whole = read_response (follower, fb, sizeof fb, &flen, &status);
         if (status != 200) die ("step %d: poll status %d: %s", step, status, fb);
         if (! json_string (fb, "to", cursor, sizeof cursor)) die ("step %d: a poll answer without 'to'", step);
-        if (has_count (fb, step)) seen = 1;
+        if (has_count (fb, base + step)) seen = 1;
         consume (fb, &flen, whole);
         send_poll (follower);
       }
