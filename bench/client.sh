@@ -49,10 +49,13 @@ run_one() {
     [ -n "$LINE" ] || { cat "$LOGS/client.log" >&2; die "the $client client ($feed) failed"; }
 }
 
+# cpu_ns PID: the CPU time of a process's threads so far, in nanoseconds (schedstat: finer than clock ticks).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%d", t }'; }
+
 # follower_cpu FEED: a Swift follower alone (`counter-client follow`, its own process) while the C client sends
-# and follows on the same session; sets LINE to "cpu_us=<the follower's CPU per applied patch>".
+# and follows on the same session; sets LINE to "cpu_us=<the follower's CPU per applied patch> patches=<count>".
 follower_cpu() {
-    local feed=$1 folder env_feed=event-stream id token follower t0 t1 i
+    local feed=$1 folder env_feed=event-stream id token follower t0 t1 i patches
     [ "$feed" = poll ] && env_feed=long-poll
     port_free "$SERVER_PORT" || die "127.0.0.1:$SERVER_PORT is in use (set BENCH_PORT to another base port)"
     "$EXAMPLE" "$SERVER_PORT" >"$LOGS/counter-example.log" 2>&1 &
@@ -70,16 +73,18 @@ follower_cpu() {
     STARTED+=("$follower")
     for i in $(seq 300); do grep -q '^count: 0$' "$LOGS/follower.log" && break; sleep 0.1; done
     grep -q '^count: 0$' "$LOGS/follower.log" || die "the Swift follower showed no count within 30 s"
-    t0=$(cpu_ticks "$follower")
+    t0=$(cpu_ns "$follower")
     timeout 120 "$BIN/follow" "$SERVER_PORT" "$N" "$feed" "$id" "$token" >"$LOGS/client.log" 2>&1 \
         || die "the C client failed beside the follower: $(tail -3 "$LOGS/client.log")"
     for i in $(seq 300); do grep -q "^count: $N\$" "$LOGS/follower.log" && break; sleep 0.1; done
     grep -q "^count: $N\$" "$LOGS/follower.log" || die "the Swift follower did not reach $N within 30 s"
-    t1=$(cpu_ticks "$follower")
+    t1=$(cpu_ns "$follower")
+    # Each line after the first is a new view the follower applied: a long-poll answer may carry several changes.
+    patches=$(($(grep -c '^count:' "$LOGS/follower.log") - 1))
     stop "$follower"
     stop "$PID"
     rm -rf "$folder"
-    LINE="cpu_us=$(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="$N" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')"
+    LINE="cpu_us=$(awk -v t="$((t1 - t0))" -v n="$patches" 'BEGIN { printf "%.1f", t / 1e3 / n }') patches=$patches"
 }
 
 declare -A p50 p99 cpu alone
