@@ -26,7 +26,7 @@ PY
 flags=() script=dispatch.lua
 [ "$mode" = every ] && flags=(--jwt-key-file "$dir/secret.txt" --jwt-every-request) script=dispatch-jwt.lua
 # Every session comes from this one address: the per-address creation budget would refuse most of them.
-"$bin" --help 2>&1 | grep -q -- --session-creation-burst && flags+=(--session-creation-burst 0)
+"$bin" --help 2>&1 | grep -- --session-creation-burst >/dev/null && flags+=(--session-creation-burst 0)
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$dir/cg.out" "$bin" --host 127.0.0.1 \
     --port "$port" --public-dir "$REPO_DIR/public" --threads 1 --durability off --data-dir "$dir/data" \
     --log-level warning "${flags[@]}" >"$dir/server.log" 2>&1 &

@@ -227,7 +227,9 @@ stop() {
 }
 
 # server_has FLAG: whether remvvm-server --help lists FLAG
-server_has() { "$SERVER_BIN" --help 2>&1 | grep -q -- "$1"; }
+# grep reads the whole help (not -q): a grep that stops at the first match would cut the server off with
+# SIGPIPE, and under pipefail the pipeline would then say the flag is missing.
+server_has() { "$SERVER_BIN" --help 2>&1 | grep -- "$1" >/dev/null; }
 
 # start_server [FLAG...]: a fresh server. Limits are raised for the benchmark only (10,000 parked requests
 # on one session, 100,000+ sessions). Sessions live in memory (--durability off) unless the caller passes

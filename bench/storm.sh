@@ -29,6 +29,10 @@ trap 'cluster clean >/dev/null 2>&1 || true; rm -rf "$CLUSTER_RUN"; cleanup' EXI
 export CLUSTER_ACCESS_LOG=off
 export CLUSTER_NGINX_CONNECTIONS=$((STORM_SESSIONS + 8192))
 export CLUSTER_NODE_FLAGS="--threads $THREADS --log-level ${STORM_LOG_LEVEL:-warning} --connection-limit $((STORM_SESSIONS + 1000))"
+# Every session comes through nginx from one address: the per-address budgets would refuse most of them.
+if "$SERVER_BIN" --help 2>&1 | grep -- --session-creation-burst >/dev/null; then
+    CLUSTER_NODE_FLAGS+=" --session-creation-burst 0 --connections-per-client 0"
+fi
 psql_at() {
     "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/psql" -h 127.0.0.1 -p $((CLUSTER_BASE + 4)) -U postgres \
         -d remvvm -Atq "$@"

@@ -63,11 +63,12 @@ public enum ExampleApp {
     }
 
     /// The app, ready for the server or a test store; pass `services` to replace the quote
-    /// service or the clock, and `topics` to share the chat's rooms with other definitions.
+    /// service or the clock, and `topics` to share the chat's rooms with other definitions (nil: the server's
+    /// hub, or a test store's).
     public static func definition(
         services: Services = Services(),
         configuration: StoreConfiguration = StoreConfiguration(),
-        topics: TopicHub = TopicHub()
+        topics: TopicHub? = nil
     ) -> StoreDefinition<AppState> {
         StoreDefinition(
             initialState: AppState(),

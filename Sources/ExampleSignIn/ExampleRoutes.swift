@@ -14,15 +14,15 @@ public enum ExampleRoutes {
     /// Who announces in a room.
     public static let announcer = "announcement"
 
-    /// Both routes; announcements publish to `topics` (the app's hub), allowed to an identity with the `admin`
-    /// role (when the server `signsIn`) or a caller that sends `adminToken` as `Authorization: Bearer <token>`.
-    public static func all(topics: TopicHub, adminToken: String?, signsIn: Bool) -> [AppRoute] {
-        [announce(topics: topics, adminToken: adminToken, signsIn: signsIn), me]
+    /// Both routes; announcements publish to the server's hub, allowed to an identity with the `admin` role (when
+    /// the server `signsIn`) or a caller that sends `adminToken` as `Authorization: Bearer <token>`.
+    public static func all(adminToken: String?, signsIn: Bool) -> [AppRoute] {
+        [announce(adminToken: adminToken, signsIn: signsIn), me]
     }
 
     /// `POST /v1/rooms/{room}/announcements` `{"text": "..."}`: every session in the room receives it as a
     /// `chat/message` from ``announcer``; answered 202 with the message's position in the room's topic.
-    public static func announce(topics: TopicHub, adminToken: String?, signsIn: Bool) -> AppRoute {
+    public static func announce(adminToken: String?, signsIn: Bool) -> AppRoute {
         .post("/v1/rooms/{room}/announcements", body: Announcement.self) { request, body in
             try authorize(request, adminToken: adminToken, signsIn: signsIn)
             let room = request.parameters["room", default: ""]
@@ -39,7 +39,7 @@ public enum ExampleRoutes {
             }
             let sequence: UInt64
             do {
-                sequence = try topics.publish(ChatAction.Message(from: announcer, text: text), to: topic)
+                sequence = try request.topics.publish(ChatAction.Message(from: announcer, text: text), to: topic)
             } catch {
                 throw RouteError(status: 503, slug: "unavailable", detail: "cannot publish: \(error)", retryAfter: 1)
             }

@@ -91,20 +91,35 @@ struct PostgresBatch {
             written.insert(session)
         case .snapshot(let session, let snapshot):
             flush()
+            // The snapshot it replaces stays as the previous one, with the log since it: a later build replays
+            // that log from it and must reach this one's digest (`verify-upgrade`).
             add(
                 """
-                INSERT INTO snapshots (session, version, format, state_type, state_version, state)
-                VALUES ($1::text, $2::bigint, $3::integer, $4::text, $5::integer, $6::bytea)
+                INSERT INTO previous_snapshots (session, version, format, state_type, state_version, state, digest)
+                SELECT session, version, format, state_type, state_version, state, digest FROM snapshots
+                WHERE session = $1::text AND version < $2::bigint
                 ON CONFLICT (session) DO UPDATE SET version = EXCLUDED.version, format = EXCLUDED.format,
-                    state_type = EXCLUDED.state_type, state_version = EXCLUDED.state_version, state = EXCLUDED.state
+                    state_type = EXCLUDED.state_type, state_version = EXCLUDED.state_version, state = EXCLUDED.state,
+                    digest = EXCLUDED.digest
+                """, [.text(session), .version(snapshot.version)])
+            add(
+                """
+                INSERT INTO snapshots (session, version, format, state_type, state_version, state, digest)
+                VALUES ($1::text, $2::bigint, $3::integer, $4::text, $5::integer, $6::bytea, $7::bytea)
+                ON CONFLICT (session) DO UPDATE SET version = EXCLUDED.version, format = EXCLUDED.format,
+                    state_type = EXCLUDED.state_type, state_version = EXCLUDED.state_version, state = EXCLUDED.state,
+                    digest = EXCLUDED.digest
                 """,
                 [
                     .text(session), .version(snapshot.version), .int32(Int32(snapshot.format)),
                     .text(snapshot.stateType), .int32(Int32(snapshot.stateVersion)), .data(snapshot.state),
+                    snapshot.digest.map(PostgresValue.bytes) ?? .null,
                 ])
             add(
-                "DELETE FROM log WHERE session = $1::text AND version <= $2::bigint",
-                [.text(session), .version(snapshot.version)])
+                """
+                DELETE FROM log WHERE session = $1::text AND version <= coalesce(
+                    (SELECT version FROM previous_snapshots WHERE session = $1::text), 0)
+                """, [.text(session)])
             written.insert(session)
         case .forgetKeys(let session, let keeping):
             flush()
@@ -125,7 +140,7 @@ struct PostgresBatch {
             add(
                 "DELETE FROM sessions WHERE id = $1::text AND ($2::bigint IS NULL OR fence = $2::bigint)",
                 [.text(session), fence])
-            for table in ["snapshots", "log", "idempotency"] {
+            for table in ["snapshots", "previous_snapshots", "log", "idempotency"] {
                 add(
                     """
                     DELETE FROM \(table) WHERE session = $1::text
@@ -182,19 +197,21 @@ struct PostgresBatch {
         let commits = Self.lastOfEach(logRows) { "\($0.session)\u{0}\($0.commit.version)" }
         for chunk in Self.chunks(commits) {
             let values = chunk.indices.map { row in
-                let base = row * 4
-                return "($\(base + 1)::text, $\(base + 2)::bigint, $\(base + 3)::integer, $\(base + 4)::bytea)"
+                let base = row * 5
+                return
+                    "($\(base + 1)::text, $\(base + 2)::bigint, $\(base + 3)::integer, $\(base + 4)::bytea, $\(base + 5)::text)"
             }
             let parameters = chunk.flatMap { row -> [PostgresValue] in
                 [
                     .text(row.session), .version(row.commit.version), .int32(Int32(row.commit.format)),
-                    .data(row.commit.actions),
+                    .data(row.commit.actions), row.commit.versionsJSON.map(PostgresValue.text) ?? .null,
                 ]
             }
             add(
                 """
-                INSERT INTO log (session, version, format, actions) VALUES \(values.joined(separator: ", "))
-                ON CONFLICT (session, version) DO UPDATE SET format = EXCLUDED.format, actions = EXCLUDED.actions
+                INSERT INTO log (session, version, format, actions, versions) VALUES \(values.joined(separator: ", "))
+                ON CONFLICT (session, version) DO UPDATE SET format = EXCLUDED.format, actions = EXCLUDED.actions,
+                    versions = EXCLUDED.versions
                 """, parameters)
         }
         logRows.removeAll()

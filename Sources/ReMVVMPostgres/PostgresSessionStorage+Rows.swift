@@ -23,6 +23,15 @@ extension PostgresSessionStorage {
             }, identity: stored)
     }
 
+    /// A log row's `versions` (``StoredCommit/versionsJSON``).
+    static func versions(_ bytes: [UInt8]?) throws(PostgresError) -> [String: Int] {
+        do {
+            return try StoredCommit.versions(fromJSON: bytes.map { String(decoding: $0, as: UTF8.self) })
+        } catch {
+            throw PostgresError(message: "\(error)")
+        }
+    }
+
     /// The channel a takeover is announced on, with `<session id> <new owner> <fence>` as the payload.
     static let takeoverChannel = "remvvm_sessions"
 
@@ -66,7 +75,8 @@ extension PostgresSessionStorage {
             ),
             (
                 """
-                SELECT version, format, actions FROM log WHERE session = $1::text AND \(owned) AND version > coalesce(
+                SELECT version, format, actions, versions FROM log
+                WHERE session = $1::text AND \(owned) AND version > coalesce(
                     (SELECT version FROM snapshots WHERE session = $1::text), 0) ORDER BY version
                 """, [.text(id), token]
             ),
@@ -90,7 +100,7 @@ extension PostgresSessionStorage {
         let commits = try (0..<log.count).map { row throws(PostgresError) in
             StoredCommit(
                 version: try log.version(row, 0), format: Int(try log.int32(row, 1)),
-                actions: Data(try log.bytes(row, 2)))
+                actions: Data(try log.bytes(row, 2)), versions: try versions(log.optionalBytes(row, 3)))
         }
         let stored = try (0..<keys.count).map { row throws(PostgresError) in
             StoredIdempotencyKey(

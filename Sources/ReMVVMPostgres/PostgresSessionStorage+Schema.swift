@@ -3,7 +3,7 @@ import ReMVVMPersistence
 
 extension PostgresSessionStorage {
     /// The schema version this server writes, in the `schema_version` table.
-    static let schemaVersion = 6
+    static let schemaVersion = 7
 
     /// Any fixed number: the lock that keeps two nodes starting at once from migrating together.
     private static let migrationLock: Int64 = 0x7265_6D76_766D  // "remvvm"
@@ -29,6 +29,12 @@ extension PostgresSessionStorage {
     ///
     /// Version 6: each session's identity, `sessions.identity` (JSON text, NULL for an anonymous session, as every
     /// session stored before); added only if missing.
+    ///
+    /// Version 7: what a later build's replay is checked against (`verify-upgrade`): `snapshots.digest`, the
+    /// snapshot before the latest (`previous_snapshots`, the log kept since it) and `log.versions` (the action
+    /// payload versions of each entry). A node of an older build, still running, replaces a snapshot without a
+    /// digest: a trigger clears the replaced one's, so that no digest ever stands for another state. And
+    /// `node_versions`: the state and action versions each live node reads (``announce(stateVersion:actionVersions:)``).
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
@@ -63,6 +69,9 @@ extension PostgresSessionStorage {
             }
             if version < 6 {
                 try connection.execute("ALTER TABLE sessions ADD COLUMN IF NOT EXISTS identity text")
+            }
+            if version < 7 {
+                for statement in replayCheckSchema { try connection.execute(statement) }
             }
             if version < schemaVersion {
                 try connection.execute("DELETE FROM schema_version")
@@ -183,5 +192,45 @@ extension PostgresSessionStorage {
     private static let topicRetentionSchema = [
         "ALTER TABLE topic_counters ADD COLUMN IF NOT EXISTS touched timestamptz NOT NULL DEFAULT now()",
         "CREATE INDEX IF NOT EXISTS topic_counters_touched ON topic_counters (touched)",
+    ]
+
+    /// Version 7: digests, the previous snapshot and the action versions.
+    private static let replayCheckSchema = [
+        "ALTER TABLE snapshots ADD COLUMN IF NOT EXISTS digest bytea",
+        "ALTER TABLE log ADD COLUMN IF NOT EXISTS versions text",
+        """
+        CREATE TABLE IF NOT EXISTS previous_snapshots (
+            session text PRIMARY KEY,
+            version bigint NOT NULL,
+            format integer NOT NULL,
+            state_type text NOT NULL,
+            state_version integer NOT NULL,
+            state bytea NOT NULL,
+            digest bytea
+        )
+        """,
+        """
+        CREATE OR REPLACE FUNCTION remvvm_clear_stale_digest() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.version <> OLD.version AND NEW.digest IS NOT DISTINCT FROM OLD.digest THEN
+                NEW.digest := NULL;
+            END IF;
+            RETURN NEW;
+        END
+        $$
+        """,
+        "DROP TRIGGER IF EXISTS snapshots_clear_stale_digest ON snapshots",
+        """
+        CREATE TABLE IF NOT EXISTS node_versions (
+            node text PRIMARY KEY,
+            state_version integer NOT NULL,
+            action_versions text NOT NULL,
+            seen timestamptz NOT NULL
+        )
+        """,
+        """
+        CREATE TRIGGER snapshots_clear_stale_digest BEFORE UPDATE ON snapshots
+            FOR EACH ROW EXECUTE FUNCTION remvvm_clear_stale_digest()
+        """,
     ]
 }

@@ -14,6 +14,8 @@ extension PostgresSessionStorage {
             DELETE FROM sessions s USING doomed d WHERE s.id = d.id RETURNING s.id
         ), snapshots_gone AS (
             DELETE FROM snapshots WHERE session IN (SELECT id FROM gone)
+        ), previous_gone AS (
+            DELETE FROM previous_snapshots WHERE session IN (SELECT id FROM gone)
         ), log_gone AS (
             DELETE FROM log WHERE session IN (SELECT id FROM gone)
         ), keys_gone AS (

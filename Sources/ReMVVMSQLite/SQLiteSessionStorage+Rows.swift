@@ -16,23 +16,9 @@ extension SQLiteSessionStorage {
         let row = try Row.fetchOne(
             db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id])
         guard let row else { return nil }
-        let snapshot = try Row.fetchOne(
-            db,
-            sql: "SELECT version, format, state_type, state_version, state FROM snapshots WHERE session = ?",
-            arguments: [id]
-        ).map { row in
-            StoredSnapshot(
-                version: UInt64(bitPattern: row["version"]), format: row["format"], stateType: row["state_type"],
-                stateVersion: row["state_version"], state: row["state"])
-        }
-        let after = Int64(bitPattern: snapshot?.version ?? 0)
-        let log = try Row.fetchAll(
-            db,
-            sql: "SELECT version, format, actions FROM log WHERE session = ? AND version > ? ORDER BY version",
-            arguments: [id, after]
-        ).map { row in
-            StoredCommit(version: UInt64(bitPattern: row["version"]), format: row["format"], actions: row["actions"])
-        }
+        let snapshot = try Row.fetchOne(db, sql: "SELECT * FROM snapshots WHERE session = ?", arguments: [id]).map(
+            storedSnapshot)
+        let log = try self.log(id, after: snapshot?.version ?? 0, in: db)
         let keys = try Row.fetchAll(
             db, sql: "SELECT key, digest, version, answer FROM idempotency WHERE session = ? ORDER BY version",
             arguments: [id]
@@ -42,6 +28,26 @@ extension SQLiteSessionStorage {
                 answer: row["answer"])
         }
         return StoredSession(record: try record(row), snapshot: snapshot, log: log, keys: keys)
+    }
+
+    /// A `snapshots` or `previous_snapshots` row (without a digest before schema 7, as in a salvaged older file).
+    static func storedSnapshot(_ row: Row) -> StoredSnapshot {
+        StoredSnapshot(
+            version: UInt64(bitPattern: row["version"]), format: row["format"], stateType: row["state_type"],
+            stateVersion: row["state_version"], state: row["state"],
+            digest: (row["digest"] as Data?).map { [UInt8]($0) })
+    }
+
+    /// The session's log entries after `version`, in order.
+    static func log(_ id: String, after version: UInt64, in db: Database) throws -> [StoredCommit] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM log WHERE session = ? AND version > ? ORDER BY version",
+            arguments: [id, Int64(bitPattern: version)]
+        ).map { row in
+            StoredCommit(
+                version: UInt64(bitPattern: row["version"]), format: row["format"], actions: row["actions"],
+                versions: try StoredCommit.versions(fromJSON: row["versions"]))
+        }
     }
 
     static func apply(_ change: StorageChange, in db: Database) throws {
@@ -65,24 +71,38 @@ extension SQLiteSessionStorage {
                 .execute(arguments: [expires.timeIntervalSince1970, session])
         case .append(let session, let commits):
             let insert = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO log (session, version, format, actions) VALUES (?, ?, ?, ?)")
+                sql: "INSERT OR REPLACE INTO log (session, version, format, actions, versions) VALUES (?, ?, ?, ?, ?)")
             for commit in commits {
                 try insert.execute(arguments: [
-                    session, Int64(bitPattern: commit.version), commit.format, commit.actions,
+                    session, Int64(bitPattern: commit.version), commit.format, commit.actions, commit.versionsJSON,
                 ])
             }
         case .snapshot(let session, let snapshot):
+            // The snapshot it replaces stays as the previous one, with the log since it: a later build replays
+            // that log from it and must reach this one's digest (`verify-upgrade`).
             try db.cachedStatement(
                 sql: """
-                    INSERT OR REPLACE INTO snapshots (session, version, format, state_type, state_version, state)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO previous_snapshots
+                        (session, version, format, state_type, state_version, state, digest)
+                    SELECT session, version, format, state_type, state_version, state, digest FROM snapshots
+                    WHERE session = ? AND version < ?
+                    """
+            ).execute(arguments: [session, Int64(bitPattern: snapshot.version)])
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO snapshots (session, version, format, state_type, state_version, state, digest)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
                 session, Int64(bitPattern: snapshot.version), snapshot.format, snapshot.stateType,
-                snapshot.stateVersion, snapshot.state,
+                snapshot.stateVersion, snapshot.state, snapshot.digest.map { Data($0) },
             ])
-            try db.cachedStatement(sql: "DELETE FROM log WHERE session = ? AND version <= ?")
-                .execute(arguments: [session, Int64(bitPattern: snapshot.version)])
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM log WHERE session = ?1 AND version <= coalesce(
+                        (SELECT version FROM previous_snapshots WHERE session = ?1), 0)
+                    """
+            ).execute(arguments: [session])
         case .delete(let session):
             try delete(session, in: db)
         case .remember(let session, let key):
@@ -108,7 +128,8 @@ extension SQLiteSessionStorage {
     /// Deletes everything stored for the session.
     static func delete(_ session: String, in db: Database) throws {
         for table in [
-            "log WHERE session", "snapshots WHERE session", "idempotency WHERE session", "sessions WHERE id",
+            "log WHERE session", "snapshots WHERE session", "previous_snapshots WHERE session",
+            "idempotency WHERE session", "sessions WHERE id",
         ] {
             try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [session])
         }

@@ -9,8 +9,10 @@ extension SQLiteSessionStorage {
     /// topics' retained messages; 5 adds each session's expiry (``SessionRecord/expires``), set for the sessions
     /// already stored to the migration's time plus ``SessionRecord/defaultLifetime``; 6 adds each session's
     /// identity (``SessionRecord/identity``, JSON; NULL for an anonymous session, as every session stored before),
-    /// only if the column is missing.
-    static let schemaVersion = 6
+    /// only if the column is missing; 7 keeps what a later build's replay is checked against (`verify-upgrade`):
+    /// each snapshot's `digest`, the snapshot before the latest (`previous_snapshots`) with the log since it, and
+    /// each log entry's action `versions`; each only if missing.
+    static let schemaVersion = 7
 
     /// Opens the file, creates or checks the schema and runs SQLite's quick integrity check.
     static func open(_ path: String, synchronous: Synchronous) throws(StorageError) -> DatabaseQueue {
@@ -96,6 +98,27 @@ extension SQLiteSessionStorage {
         }
         if version < 6, try !db.columns(in: "sessions").contains(where: { $0.name == "identity" }) {
             try db.execute(sql: "ALTER TABLE sessions ADD COLUMN identity TEXT")
+        }
+        if version < 7 {
+            // Each only if missing, as for schema 6.
+            if try !db.columns(in: "snapshots").contains(where: { $0.name == "digest" }) {
+                try db.execute(sql: "ALTER TABLE snapshots ADD COLUMN digest BLOB")
+            }
+            if try !db.columns(in: "log").contains(where: { $0.name == "versions" }) {
+                try db.execute(sql: "ALTER TABLE log ADD COLUMN versions TEXT")
+            }
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS previous_snapshots (
+                        session TEXT PRIMARY KEY NOT NULL,
+                        version INTEGER NOT NULL,
+                        format INTEGER NOT NULL,
+                        state_type TEXT NOT NULL,
+                        state_version INTEGER NOT NULL,
+                        state BLOB NOT NULL,
+                        digest BLOB
+                    ) WITHOUT ROWID;
+                    """)
         }
         if version < schemaVersion { try db.execute(sql: "PRAGMA user_version = \(schemaVersion)") }
     }

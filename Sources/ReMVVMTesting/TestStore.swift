@@ -49,6 +49,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         sourceLocation: SourceLocation = #_sourceLocation,
         report: @escaping @Sendable (String, SourceLocation) -> Void
     ) {
+        var definition = definition
+        // A hub of its own unless the test shares one: what the store's middleware and effects publish stays here.
+        if definition.topics == nil { definition.topics = TopicHub() }
         store = definition.makeStore(state: state)
         clock = definition.services.clock as? TestClock
         expected = Mutex(store.state)

@@ -19,6 +19,7 @@ extension ServeCommand {
     /// The server for `definition`, with durable sessions unless durability is off.
     func makeServer(
         _ definition: StoreDefinition<AppState>,
+        version: ExampleApp.Version,
         configuration: ServerConfiguration,
         environment: Environment,
         logger: Logger,
@@ -31,12 +32,13 @@ extension ServeCommand {
                 definition, configuration: configuration, logger: logger, authentication: authentication, routes: routes
             )
         }
-        var durable = DurabilityConfiguration()
+        var durable = Self.appDurability(version)
         durable.snapshotEvery =
             try snapshotEvery ?? environment.number("REMVVM_SNAPSHOT_EVERY") ?? durable.snapshotEvery
         guard durable.snapshotEvery >= 1 else { throw ValidationError("--snapshot-every must be at least 1") }
         durable.dropUndecodableSessions =
             try dropUndecodableSessions || environment.isOn("REMVVM_DROP_UNDECODABLE_SESSIONS")
+        durable.writesNewestFormat = try writeNewestFormat || environment.isOn("REMVVM_WRITE_NEWEST_FORMAT")
         if let url = databaseURL ?? environment["REMVVM_DATABASE_URL"] {
             let node = nodeName ?? environment["REMVVM_NODE_NAME"] ?? "\(configuration.host):\(configuration.port)"
             var timeouts = PostgresTimeouts()
@@ -76,6 +78,25 @@ extension ServeCommand {
         return StoreServer(
             definition, configuration: configuration, storage: storage, durability: durable, logger: logger,
             authentication: authentication, routes: routes)
+    }
+
+    /// How the example app's state is named and versioned in storage at `version`: what the server writes and what
+    /// `verify-upgrade` reads with.
+    static func appDurability(_ version: ExampleApp.Version) -> DurabilityConfiguration {
+        var durable = DurabilityConfiguration()
+        durable.stateVersion = version.stateVersion
+        durable.migrateState = { json, from in try ExampleApp.migrateState(json, from: from) }
+        durable.downgradeState = { json, version in try ExampleApp.downgradeState(json, to: version) }
+        return durable
+    }
+
+    /// The example app's build: `--app-version`, else `REMVVM_APP_VERSION`, else 1.
+    static func appVersion(_ option: Int?, _ environment: Environment) throws -> ExampleApp.Version {
+        guard let number = try option ?? environment.number("REMVVM_APP_VERSION") as Int? else { return .v1 }
+        guard let version = ExampleApp.Version(rawValue: number) else {
+            throw ValidationError("--app-version must be 1 or 2, not \(number)")
+        }
+        return version
     }
 
     private func durabilityMode(_ environment: Environment) throws -> Durability {

@@ -7,9 +7,7 @@ import ReMVVMServer
 
 extension ServeCommand {
     /// The example's sign-in (JWTs, when a key file is given) and its own routes (announcements, `/v1/me`).
-    func signIn(
-        topics: TopicHub, environment: Environment, logger: Logger
-    ) async throws -> (Authentication?, [AppRoute]) {
+    func signIn(environment: Environment, logger: Logger) async throws -> (Authentication?, [AppRoute]) {
         var authentication: Authentication?
         if let path = jwtKeyFile ?? environment["REMVVM_JWT_KEY_FILE"] {
             let everyRequest = try jwtEveryRequest || environment.isOn("REMVVM_JWT_EVERY_REQUEST")
@@ -36,7 +34,7 @@ extension ServeCommand {
                 throw ValidationError("the admin token in '\(path)' is shorter than 16 characters")
             }
         }
-        let routes = ExampleRoutes.all(topics: topics, adminToken: adminToken, signsIn: authentication != nil)
+        let routes = ExampleRoutes.all(adminToken: adminToken, signsIn: authentication != nil)
         return (authentication, routes)
     }
 }

@@ -12,12 +12,14 @@ import UnixSignals
 /// `remvvm-server`: runs the example app. Every option can also come from an environment
 /// variable (`--port` from `REMVVM_PORT`, `--public-dir` from `REMVVM_PUBLIC_DIR`, ...);
 /// a flag wins over the environment, which wins over the default.
-@main
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remvvm-server",
         abstract: "Serve the ReMVVM example app: one store per client session over HTTP.",
-        discussion: "Each option can also be set with the environment variable shown, e.g. REMVVM_PORT=9000."
+        discussion: """
+            Each option can also be set with the environment variable shown, e.g. REMVVM_PORT=9000. \
+            `remvvm-server verify-upgrade --help`: check this build against the stored sessions before a deploy.
+            """
     )
 
     @Option(help: "Address to listen on (REMVVM_HOST).") var host: String?
@@ -143,6 +145,12 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Delete stored sessions that no longer decode, not keep them (REMVVM_DROP_UNDECODABLE_SESSIONS).")
     var dropUndecodableSessions = false
     @Flag(
+        name: .customLong("write-newest-format"),
+        help: ArgumentHelp(
+            "Write this build's state and action versions even while nodes of an older build live (they answer 503 "
+                + "for those sessions); by default the oldest live node's (REMVVM_WRITE_NEWEST_FORMAT)."))
+    var writeNewestFormat = false
+    @Flag(
         name: .customLong("no-answer-batching"),
         help: "Send each answer at once instead of with the rest of its worker pass (REMVVM_NO_ANSWER_BATCHING).")
     var noAnswerBatching = false
@@ -181,6 +189,12 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Verify the JWT on every request on a session too, not only at its creation (REMVVM_JWT_EVERY_REQUEST).")
     var jwtEveryRequest = false
     @Option(
+        name: .customLong("app-version"),
+        help:
+            "Which build of the example app to run, 1 or 2 (the upgrade tests' and docs'); default 1 (REMVVM_APP_VERSION)."
+    )
+    var appVersion: Int?
+    @Option(
         name: .customLong("admin-token-file"),
         help: "A file whose text is the token that may post announcements to chat rooms (REMVVM_ADMIN_TOKEN_FILE).")
     var adminTokenFile: String?
@@ -205,11 +219,12 @@ struct ServeCommand: AsyncParsableCommand {
         var storeConfiguration = StoreConfiguration()
         storeConfiguration.onEffectError = { error in logger.warning("effect failed: \(error)") }
         storeConfiguration.onTopicError = { error in logger.warning("topic: \(error)") }
-        let definition = ExampleApp.definition(configuration: storeConfiguration)
-        let (authentication, routes) = try await signIn(
-            topics: definition.topics, environment: environment, logger: logger)
+        let version = try Self.appVersion(appVersion, environment)
+        let definition = ExampleApp.definition(version: version, configuration: storeConfiguration)
+        let (authentication, routes) = try await signIn(environment: environment, logger: logger)
         let server = try makeServer(
             definition,
+            version: version,
             configuration: configuration,
             environment: environment,
             logger: logger,

@@ -125,7 +125,9 @@ struct TestStoreTests {
         let (commits, committed) = AsyncStream<Void>.makeStream()
         store?.store.onCommit { _ in committed.yield() }
         store?.send(QuoteAction.Load(category: "science")) { $0.quote.loading = true }
-        for await _ in commits.dropFirst().prefix(1) {}  // The effect's commit.
+        var commitsSeen = commits.makeAsyncIterator()
+        _ = await commitsSeen.next()  // The send's commit,
+        _ = await commitsSeen.next()  // then the effect's.
         store = nil
         let reported = failures.take()
         #expect(reported.map(\.message) == ["unreceived actions: \(QuoteAction.Loaded.wireName)"])

@@ -142,7 +142,7 @@ struct JWTSignInTests {
         let token = "an admin token of some length"
         let server = StoreServer(
             definition, configuration: configuration, logger: quiet,
-            routes: ExampleRoutes.all(topics: definition.topics, adminToken: token, signsIn: false))
+            routes: ExampleRoutes.all(adminToken: token, signsIn: false))
         try server.start()
         let connection = try AsyncHTTPConnection(port: server.port, timeout: .seconds(30))
         let json = ("Content-Type", "application/json")
@@ -194,7 +194,7 @@ func withExampleServer(
     let authentication = Authentication(
         await JWTSignIn.hmac(secret: JWTSignInTests.secret), everyRequest: everyRequest,
         challenge: "Bearer realm=\"remvvm\"")
-    let routes = ExampleRoutes.all(topics: definition.topics, adminToken: nil, signsIn: true)
+    let routes = ExampleRoutes.all(adminToken: nil, signsIn: true)
     let server =
         if let directory {
             StoreServer(

@@ -44,14 +44,14 @@ import Testing
         let member = first.makeTypedStore(for: record)
         try member.dispatch(ChatAction.Join(room: "lobby", name: "Ada"))
         for text in ["one", "two", "three"] {
-            try app.topics.publish(ChatAction.Message(from: "Bob", text: text), to: "chat/lobby")
+            try app.hub.publish(ChatAction.Message(from: "Bob", text: text), to: "chat/lobby")
         }
         #expect(lines(member) == ["Bob: one", "Bob: two", "Bob: three"])
         #expect(await first.durable() == nil)
         // The session goes away (its store closes); the room goes on without it; then the process dies.
         member.close()
         for text in ["four", "five"] {
-            try app.topics.publish(ChatAction.Message(from: "Bob", text: text), to: "chat/lobby")
+            try app.hub.publish(ChatAction.Message(from: "Bob", text: text), to: "chat/lobby")
         }
         first.stop(snapshotting: false)
 
@@ -60,8 +60,8 @@ import Testing
         #expect(store.subscribedTopics == ["chat/lobby"])
         #expect(lines(store) == ["Bob: one", "Bob: two", "Bob: three", "Bob: four", "Bob: five"])
         // The topic's order goes on where the stored history ends.
-        #expect(again.topics.history(of: "chat/lobby").map(\.sequence) == [1, 2, 3, 4, 5])
-        #expect(try again.topics.publish(ChatAction.Message(from: "Bob", text: "six"), to: "chat/lobby") == 6)
+        #expect(again.hub.history(of: "chat/lobby").map(\.sequence) == [1, 2, 3, 4, 5])
+        #expect(try again.hub.publish(ChatAction.Message(from: "Bob", text: "six"), to: "chat/lobby") == 6)
         #expect(lines(store).last == "Bob: six")
         #expect(lines(store).count == 6)
     }

@@ -47,7 +47,8 @@ final class PostgresSessionStorageTests {
         #expect(
             try (0..<tables.count).map { try tables.text($0, 0) }
                 == [
-                    "idempotency", "log", "schema_version", "sessions", "snapshots", "topic_counters", "topic_messages",
+                    "idempotency", "log", "node_versions", "previous_snapshots", "schema_version", "sessions",
+                    "snapshots", "topic_counters", "topic_messages",
                 ])
 
         let current = Int32(PostgresSessionStorage.schemaVersion)

@@ -76,6 +76,24 @@ extension EndToEnd {
             }
         }
 
+        @Test func thePostersAnswerShowsItsOwnMessage() async throws {
+            try await withTestServer { server in
+                let api = try server.client()
+                let ada = try await api.createSession()
+                _ = try await Self.dispatched(Self.join("lobby", as: "Ada"), to: ada, api: api)
+                for text in ["one", "two"] {
+                    let answer = try await api.dispatch(ada, Self.post(text), query: "?views=chat")
+                    let body = try answer.json()
+                    #expect(body["results"] == ["applied"])
+                    let expected = text == "one" ? ["Ada: one"] : ["Ada: one", "Ada: two"]
+                    #expect(Self.lines(try #require(body["views"]?["chat"])) == expected)
+                    // The version named is the one shown: the post's, then its message's.
+                    #expect(answer.storeVersion == body["version"]?.stringValue)
+                    #expect(answer.storeVersion == (try await api.read(ada)).storeVersion)
+                }
+            }
+        }
+
         @Test func concurrentPostsEndInTheSameOrderInEveryMembersView() async throws {
             try await withTestServer { server in
                 let api = try server.client()

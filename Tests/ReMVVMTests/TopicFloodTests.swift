@@ -25,7 +25,7 @@ enum FloodApp {
     static func definition() -> StoreDefinition<FloodState> {
         StoreDefinition(
             initialState: FloodState(), reducer: reducer, projections: Projections(),
-            subscriptions: TopicSubscriptions(from: \.rooms) { $0 })
+            subscriptions: TopicSubscriptions(from: \.rooms) { $0 }, topics: TopicHub())
     }
 }
 
@@ -45,7 +45,7 @@ struct TopicFloodTests {
         var start = clock.now
         for index in 1...total {
             // One subscriber: delivered on this thread, one pass per publish, before publish returns.
-            try app.topics.publish(message, to: "room/flood")
+            try app.hub.publish(message, to: "room/flood")
             if index.isMultiple(of: slice) {
                 let now = clock.now
                 slices.append(now - start)
@@ -55,7 +55,7 @@ struct TopicFloodTests {
             }
         }
         #expect(store.state.heard == total)
-        #expect(app.topics.statistics.passes >= total)
+        #expect(app.hub.statistics.passes >= total)
         // The first and the last 20,000 deliveries, each by its fastest 5,000: other tests share the process
         // and the machine. Each delivery used to take longer than the one before, until the stack overflowed.
         let first = try #require(slices.prefix(4).min())

@@ -109,7 +109,7 @@ struct TopicTests {
         try bob.dispatch(EnterRoom(room: "room/lobby"))
         try eve.dispatch(EnterRoom(room: "room/other"))
         #expect(ada.subscribedTopics == ["room/lobby"])
-        #expect(app.topics.subscriberCount(of: "room/lobby") == 2)
+        #expect(app.hub.subscriberCount(of: "room/lobby") == 2)
 
         try ada.dispatch(Say(room: "room/lobby", text: "hello"))
         // Up to 64 subscribers are served on the publisher's thread, before its dispatch returns.
@@ -128,9 +128,9 @@ struct TopicTests {
         let app = RoomApp.definition()
         let store = app.makeStore()
         try store.dispatch(EnterRoom(room: "news"))
-        #expect(try app.topics.publish(Heard(text: "from the admin"), to: "news") == 1)
+        #expect(try app.hub.publish(Heard(text: "from the admin"), to: "news") == 1)
         #expect(store.state.heard == ["from the admin"])
-        #expect(try app.topics.publish(Heard(text: "twice"), to: ["news", "elsewhere"]) == [2, 1])
+        #expect(try app.hub.publish(Heard(text: "twice"), to: ["news", "elsewhere"]) == [2, 1])
         #expect(store.state.heard == ["from the admin", "twice"])
     }
 
@@ -138,12 +138,12 @@ struct TopicTests {
         let app = RoomApp.definition()
         let store = app.makeStore()
         try store.dispatch(EnterRoom(room: "r"))
-        try app.topics.publish(Heard(text: "one"), to: "r")
+        try app.hub.publish(Heard(text: "one"), to: "r")
         try store.dispatch(ExitRoom(room: "r"))
         #expect(store.subscribedTopics.isEmpty)
-        #expect(app.topics.subscriberCount(of: "r") == 0)
+        #expect(app.hub.subscriberCount(of: "r") == 0)
         let version = store.version
-        try app.topics.publish(Heard(text: "two"), to: "r")
+        try app.hub.publish(Heard(text: "two"), to: "r")
         #expect(store.state.heard == ["one"])
         #expect(store.version == version)
         try store.dispatch(EnterRoom(room: "r"))
@@ -154,11 +154,11 @@ struct TopicTests {
         var configuration = TopicConfiguration()
         configuration.retainedMessages = 5
         let app = RoomApp.definition(hub: TopicHub(configuration: configuration))
-        for index in 1...8 { try app.topics.publish(Heard(text: "\(index)"), to: "r") }
-        #expect(app.topics.history(of: "r").map(\.sequence) == [4, 5, 6, 7, 8])
+        for index in 1...8 { try app.hub.publish(Heard(text: "\(index)"), to: "r") }
+        #expect(app.hub.history(of: "r").map(\.sequence) == [4, 5, 6, 7, 8])
         let store = app.makeStore()
         try store.dispatch(EnterRoom(room: "r"))
-        try app.topics.publish(Heard(text: "9"), to: "r")
+        try app.hub.publish(Heard(text: "9"), to: "r")
         #expect(store.state.heard == ["4", "5", "6", "7", "8", "9"])
     }
 
@@ -177,7 +177,7 @@ struct TopicTests {
                         if publisher.isMultiple(of: 2) {
                             _ = try? members[publisher].dispatch(Say(room: "busy", text: text))
                         } else {
-                            _ = try? app.topics.publish(Heard(text: text), to: "busy")
+                            _ = try? app.hub.publish(Heard(text: text), to: "busy")
                         }
                     }
                 }
@@ -185,7 +185,7 @@ struct TopicTests {
         }
         let total = publishers * each
         for member in members { #expect(await eventually(member) { $0.heard.count == total }) }
-        let order = app.topics.history(of: "busy")  // The last 50, in sequence order.
+        let order = app.hub.history(of: "busy")  // The last 50, in sequence order.
         #expect(order.map(\.sequence) == Array(UInt64(total - 49)...UInt64(total)))
         let expected = order.map { ($0.action as? Heard)?.text ?? "" }
         for member in members {
@@ -205,15 +205,15 @@ struct TopicTests {
         let log = Mutex<[CommitRecord]>([])
         store.onCommit { record in log.withLock { $0.append(record) } }
         try store.dispatch(EnterRoom(room: "r"))
-        for text in ["a", "b", "blocked", "c"] { try app.topics.publish(Heard(text: text), to: "r") }
+        for text in ["a", "b", "blocked", "c"] { try app.hub.publish(Heard(text: text), to: "r") }
         #expect(store.state.heard == ["a", "b", "c"])
         // Every received message is logged with its position, the blocked one too.
         let receipts = log.withLock { $0 }.flatMap(\.actions).compactMap { $0 as? TopicReceipt }
         #expect(receipts.map(\.sequence) == [1, 2, 3, 4])
         store.close()
-        #expect(app.topics.subscriberCount(of: "r") == 0)
+        #expect(app.hub.subscriberCount(of: "r") == 0)
         // Published while the session is away.
-        for text in ["d", "e"] { try app.topics.publish(Heard(text: text), to: "r") }
+        for text in ["d", "e"] { try app.hub.publish(Heard(text: text), to: "r") }
 
         // Rebuilt from its log, as durable storage does: replayed, then its topics started.
         let rebuilt = app.makeStore(state: RoomState(), version: 0)
@@ -222,7 +222,7 @@ struct TopicTests {
         #expect(rebuilt.subscribedTopics.isEmpty)
         rebuilt.startTopics()
         #expect(rebuilt.state.heard == ["a", "b", "c", "d", "e"])
-        try app.topics.publish(Heard(text: "f"), to: "r")
+        try app.hub.publish(Heard(text: "f"), to: "r")
         #expect(rebuilt.state.heard == ["a", "b", "c", "d", "e", "f"])
         #expect(rebuilt.state.gaps == 0)
     }
@@ -233,10 +233,10 @@ struct TopicTests {
         let app = RoomApp.definition(hub: TopicHub(configuration: configuration))
         let store = app.makeStore()
         try store.dispatch(EnterRoom(room: "r"))
-        try app.topics.publish(Heard(text: "1"), to: "r")
+        try app.hub.publish(Heard(text: "1"), to: "r")
         let positions = store.topicPositions
         store.close()
-        for index in 2...7 { try app.topics.publish(Heard(text: "\(index)"), to: "r") }
+        for index in 2...7 { try app.hub.publish(Heard(text: "\(index)"), to: "r") }
 
         let rebuilt = app.makeStore(state: store.state, version: store.version)
         rebuilt.restoreTopicPositions(positions)
@@ -244,7 +244,7 @@ struct TopicTests {
         #expect(rebuilt.state.gaps == 1)
         #expect(rebuilt.state.heard == ["1", "5", "6", "7"])
         #expect(rebuilt.topicPositions == ["r": 7])
-        #expect(app.topics.statistics.gaps == 1)
+        #expect(app.hub.statistics.gaps == 1)
     }
 
     @Test(arguments: ["", " lobby", "lobby ", "a\nb", "tab\there", "nul\u{0}", String(repeating: "x", count: 257)])
@@ -293,7 +293,7 @@ struct TopicTests {
         try store.dispatch([EnterRoom(room: "a"), EnterRoom(room: "b"), EnterRoom(room: "c"), EnterRoom(room: "")])
         #expect(store.subscribedTopics == ["a", "b"])
         #expect(reported.withLock { $0.map(\.kind) } == [.tooManyTopics, .invalidName])
-        try app.topics.publish(Heard(text: "c only"), to: "c")
+        try app.hub.publish(Heard(text: "c only"), to: "c")
         #expect(store.state.heard.isEmpty)
     }
 
@@ -302,7 +302,7 @@ struct TopicTests {
         configuration.retainedMessages = 100
         configuration.maxDeliveriesPerPass = 10
         let app = RoomApp.definition(hub: TopicHub(configuration: configuration))
-        for index in 1...100 { try app.topics.publish(Heard(text: "\(index)"), to: "r") }
+        for index in 1...100 { try app.hub.publish(Heard(text: "\(index)"), to: "r") }
         let store = app.makeStore()
         try store.dispatch(EnterRoom(room: "r"))
         #expect(await eventually(store) { $0.heard.count == 100 })
@@ -310,7 +310,7 @@ struct TopicTests {
         // One commit per pass of at most 10 messages; with the default scheduler all of them on the joining
         // thread, one after another.
         #expect(store.version == 1 + 10)
-        let statistics = app.topics.statistics
+        let statistics = app.hub.statistics
         #expect(statistics.passes == 10)
         #expect(statistics.deferredPasses == 9)
         #expect(statistics.delivered == 100)
@@ -324,7 +324,7 @@ struct TopicTests {
         let scheduler = QueueScheduler()
         hub.schedulePasses(on: scheduler)
         let app = RoomApp.definition(hub: hub)
-        for index in 1...100 { try app.topics.publish(Heard(text: "\(index)"), to: "r") }
+        for index in 1...100 { try app.hub.publish(Heard(text: "\(index)"), to: "r") }
         let store = app.makeStore()
         try store.dispatch(EnterRoom(room: "r"))
         // The joining dispatch ran one pass; the next one waits in the scheduler, which holds one job per inbox.
@@ -333,7 +333,7 @@ struct TopicTests {
         #expect(scheduler.runAll() == 9)
         #expect(store.state.heard == (1...100).map(String.init))
         #expect(store.version == 1 + 10)
-        #expect(app.topics.statistics.deferredPasses == 9)
+        #expect(app.hub.statistics.deferredPasses == 9)
     }
 
     @Test func aFanOutBeyond64SubscribersIsOfferedInChunksOf64() throws {
@@ -343,7 +343,7 @@ struct TopicTests {
         let app = RoomApp.definition(hub: hub)
         let members = (0..<130).map { _ in app.makeStore() }
         for member in members { try member.dispatch(EnterRoom(room: "big")) }
-        try app.topics.publish(Heard(text: "to all"), to: "big")
+        try app.hub.publish(Heard(text: "to all"), to: "big")
         // Nothing delivered on the publishing thread: 64 + 64 + 2 inboxes, one job each.
         #expect(members.allSatisfy { $0.state.heard.isEmpty })
         #expect(scheduler.count == 3)
@@ -355,7 +355,7 @@ struct TopicTests {
         let app = RoomApp.definition()
         let members = (0..<130).map { _ in app.makeStore() }
         for member in members { try member.dispatch(EnterRoom(room: "big")) }
-        try app.topics.publish(Heard(text: "to all"), to: "big")
+        try app.hub.publish(Heard(text: "to all"), to: "big")
         #expect(members.allSatisfy { $0.state.heard == ["to all"] })
     }
 
@@ -367,8 +367,8 @@ struct TopicTests {
         let store = app.makeStore()
         try store.dispatch(EnterRoom(room: "r"))
         store.close()
-        #expect(app.topics.subscriberCount(of: "r") == 0)
-        try app.topics.publish(Heard(text: "late"), to: "r")
+        #expect(app.hub.subscriberCount(of: "r") == 0)
+        try app.hub.publish(Heard(text: "late"), to: "r")
         #expect(store.state.heard.isEmpty)
     }
 }
@@ -386,26 +386,26 @@ struct TopicRetentionTests {
         let app = RoomApp.definition(hub: Self.hub(clock))
         let member = app.makeStore()
         try member.dispatch(EnterRoom(room: "followed"))
-        try app.topics.publish(Heard(text: "one"), to: "followed")
-        try app.topics.publish(Heard(text: "one"), to: "idle")
-        try app.topics.publish(Heard(text: "two"), to: "idle")
+        try app.hub.publish(Heard(text: "one"), to: "followed")
+        try app.hub.publish(Heard(text: "one"), to: "idle")
+        try app.hub.publish(Heard(text: "two"), to: "idle")
         clock.advance(by: .seconds(59))
-        #expect(app.topics.sweep().dropped.isEmpty)
-        #expect(app.topics.topicCount == 2)
+        #expect(app.hub.sweep().dropped.isEmpty)
+        #expect(app.hub.topicCount == 2)
 
         clock.advance(by: .seconds(1))
-        let swept = app.topics.sweep()
+        let swept = app.hub.sweep()
         #expect(swept.dropped == [TopicSweep.Dropped(topic: "idle", last: 2)])
         #expect(swept.followed == ["followed"])
-        #expect(app.topics.topicCount == 1)
-        #expect(app.topics.history(of: "idle").isEmpty)
-        #expect(app.topics.statistics.dropped == 1)
+        #expect(app.hub.topicCount == 1)
+        #expect(app.hub.history(of: "idle").isEmpty)
+        #expect(app.hub.statistics.dropped == 1)
         // Published to again, it starts over; a subscriber keeps a topic however old its last message.
-        #expect(try app.topics.publish(Heard(text: "again"), to: "idle") == 1)
+        #expect(try app.hub.publish(Heard(text: "again"), to: "idle") == 1)
         clock.advance(by: .seconds(3600))
-        #expect(app.topics.sweep().dropped.map(\.topic) == ["idle"])
-        #expect(app.topics.history(of: "followed").count == 1)
-        #expect(try app.topics.publish(Heard(text: "two"), to: "followed") == 2)
+        #expect(app.hub.sweep().dropped.map(\.topic) == ["idle"])
+        #expect(app.hub.history(of: "followed").count == 1)
+        #expect(try app.hub.publish(Heard(text: "two"), to: "followed") == 2)
         #expect(member.state.heard == ["one", "two"])
     }
 
@@ -428,14 +428,14 @@ struct TopicRetentionTests {
         try ada.dispatch(EnterRoom(room: "a"))
         try bob.dispatch(EnterRoom(room: "b"))
         clock.advance(by: .seconds(120))
-        #expect(app.topics.sweep().dropped.isEmpty)
+        #expect(app.hub.sweep().dropped.isEmpty)
         ada.close()  // A deleted session's store is closed.
         try bob.dispatch(ExitRoom(room: "b"))
-        #expect(Set(app.topics.sweep().dropped.map(\.topic)) == ["a", "b"])
-        #expect(app.topics.topicCount == 0)
+        #expect(Set(app.hub.sweep().dropped.map(\.topic)) == ["a", "b"])
+        #expect(app.hub.topicCount == 0)
         // Joining again makes the topic anew.
         try bob.dispatch(EnterRoom(room: "b"))
-        #expect(try app.topics.publish(Heard(text: "hi"), to: "b") == 1)
+        #expect(try app.hub.publish(Heard(text: "hi"), to: "b") == 1)
         #expect(bob.state.heard == ["hi"])
     }
 
@@ -469,4 +469,9 @@ final class ForgettingLog: TopicLog {
     func forget(_ sweep: TopicSweep, retention: Duration) throws {
         forgotten.withLock { $0.append(sweep) }
     }
+}
+
+extension StoreDefinition {
+    /// The hub these tests give their definitions (a fresh one, which nothing hears, if a test forgot).
+    var hub: TopicHub { topics ?? TopicHub() }
 }

@@ -11,6 +11,35 @@ extension ServerDurabilityTests {
         return (chat?["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
     }
 
+    /// A post's answer shows the poster's own message (delivered once durable, in a version of its own), and names
+    /// that version only once it is stored: after kill -9 and a restart, the session holds what the answer showed.
+    @Test func aPostsAnswerShowsItsOwnMessageOnlyOnceThatIsStored() async throws {
+        let server = try await ServerProcess.start(dataDirectory: dataDirectory)
+        let port = server.port
+        let (session, answered) = try await onOwnThread {
+            let client = try SessionClient(port: port)
+            let session = try client.createSession()
+            let join = #"{"type":"chat/join","payload":{"room":"own","name":"Ada"}}"#
+            #expect(try client.dispatch(session, join, views: "chat").status == 200)
+            let answer = try client.dispatch(
+                session, #"{"type":"chat/post","payload":{"text":"mine"}}"#, views: "chat")
+            #expect(answer.status == 200)
+            let body = try json(answer)
+            let chat = (body["views"] as? [String: Any])?["chat"] as? [String: Any]
+            #expect((chat?["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == ["mine"])
+            return (session, body["version"] as? String ?? "")
+        }
+        try await onOwnThread { server.crash() }
+        let restarted = try await ServerProcess.start(dataDirectory: dataDirectory)
+        try await onOwnThread {
+            let client = try SessionClient(port: restarted.port)
+            let read = try client.read(session, views: "chat")
+            #expect(read.header("Store-Version") == answered, "the restored session is at the version answered")
+            #expect(try Self.chatTexts(client, session) == ["mine"])
+        }
+        try await restarted.stop()
+    }
+
     /// A room's posts carry `Idempotency-Key`s; the server is killed (-9) in the middle of them, and every post is
     /// retried with its key after the restart. A message is written in its poster's transaction, with the key
     /// (the outbox), so a retry either replays (message stored) or posts it the first time (nothing stored):

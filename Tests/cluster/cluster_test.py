@@ -2,7 +2,8 @@
 """Cluster tests: three remvvm-server nodes on one PostgreSQL behind nginx, all started by
 scripts/cluster on 127.0.0.1 in a directory of their own, driven over real HTTP.
 
-    python3 Tests/cluster/cluster_test.py [kill9] [sigstop] [postgres] [rolling] [chat] [chatkill]   (default: all six)
+    python3 Tests/cluster/cluster_test.py [kill9] [sigstop] [postgres] [rolling] [upgrade] [chat] [chatkill]
+    (default: all seven)
 
 REMVVM_SERVER_BIN names the server binary (default .build/debug/remvvm-server).
 Each scenario starts its own cluster and stops it; a failure prints what was seen and the tails of the logs, and the
@@ -17,6 +18,7 @@ members on different nodes hear each other, every message once, in one order, ac
 """
 
 import collections
+import glob
 from http.client import HTTPConnection, HTTPException
 import json
 import os
@@ -348,14 +350,23 @@ class Cluster:
         self.env = dict(os.environ, REMVVM_SERVER=BINARY, CLUSTER_NODE_FLAGS=node_flags)
         self.run("start")
 
-    def run(self, *args):
-        result = subprocess.run([CLUSTER, "--dir", self.dir, "--port", str(self.port), *args], env=self.env,
+    def run(self, *args, env=None):
+        environment = dict(self.env, **(env or {}))
+        result = subprocess.run([CLUSTER, "--dir", self.dir, "--port", str(self.port), *args], env=environment,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
         check(result.returncode == 0, f"scripts/cluster {' '.join(args)} failed:\n{result.stdout}")
         return result.stdout
 
     def node_port(self, n):
         return self.port + n
+
+    def sql(self, query):
+        """One value of `query` on the cluster's PostgreSQL, as text."""
+        psql = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))[-1]
+        result = subprocess.run([psql, "-h", "127.0.0.1", "-p", str(self.port + 4), "-U", "postgres", "-d", "remvvm",
+                                 "-Atc", query], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
+        check(result.returncode == 0, f"psql {query!r} failed: {result.stdout}")
+        return result.stdout.strip()
 
     def pid(self, n):
         with open(os.path.join(self.dir, f"node-{n}.pid")) as f:
@@ -623,6 +634,86 @@ def scenario_rolling(cluster):
             f"{connection_errors} connection errors (retried)")
 
 
+def scenario_upgrade(cluster):
+    """A rolling deploy of version 2 of the example app over version 1, under load: each node stopped and started
+    again as version 2 (`REMVVM_APP_VERSION=2`, its heartbeat every second), in turn. Version 2 renames
+    `counter/set`'s `value` to `count`, gives the state a counter label and shows it in the counter view; while a
+    version 1 node lives, version 2 nodes write what it reads, and their own format only once the last is gone."""
+    front = Http(cluster.port)
+    sessions = [create_session(front) for _ in range(12)]
+    # Sessions whose clients keep setting their counter to 7 with version 1's payload (which version 2 reads too).
+    setters = [create_session(front) for _ in range(4)]
+    stop_setting = threading.Event()
+
+    def set_counter(s):
+        http = Http(cluster.port)
+        while not stop_setting.is_set():
+            if dispatch_action(http, s, {"type": "counter/set", "payload": {"value": 7}}) != ["applied"]:
+                return
+            time.sleep(0.05)
+        http.close()
+
+    setting = [threading.Thread(target=set_counter, args=(s,)) for s in setters]
+    for t in setting:
+        t.start()
+    load = Load(cluster.port, sessions).start()
+    time.sleep(2)
+    newer_while_old = "0"
+    for n in (1, 2, 3):
+        if n == 3:
+            # The last version 1 node still runs: nothing of version 2's format is stored yet.
+            newer_while_old = cluster.sql("SELECT (SELECT count(*) FROM log WHERE versions IS NOT NULL) + "
+                                          "(SELECT count(*) FROM snapshots WHERE state_version > 1)")
+        cluster.run("stop", f"node-{n}")
+        cluster.run("start", f"node-{n}", env={"REMVVM_APP_VERSION": "2", "REMVVM_TIDY_INTERVAL": "1"})
+        # As deploy/README.md says: nginx tries a node it found down again after fail_timeout (2 s).
+        time.sleep(3)
+    time.sleep(1)
+    stop_setting.set()
+    for t in setting:
+        t.join(timeout=60)
+    load.finish()
+    statuses, connection_errors = load.statuses()
+    problems = [p for s in setters for p in s.problems]
+    attempt(problems, load.verify, front)
+    if newer_while_old != "0":
+        problems.append(f"{newer_while_old} records of version 2's format stored while a version 1 node ran")
+    # Every node runs version 2 now and has had its heartbeat: it writes its own format.
+    for s in setters:
+        dispatch_action(front, s, {"type": "counter/set", "payload": {"count": 7}})
+    newer_after = int(cluster.sql("SELECT count(*) FROM log WHERE versions IS NOT NULL"))
+    if newer_after == 0:
+        problems.append("no record of version 2's format stored after the last version 1 node stopped")
+    # Each session's counter view shows the label, as a change of the view.
+    for s in sessions + setters:
+        try:
+            view = read_views(front, s, "counter")["views"]["counter"]
+            if view.get("label") != "Count":
+                problems.append(f"session {s.id}: counter view {view} after the upgrade, without its label")
+            if s in setters and view.get("counter") != "7":
+                problems.append(f"session {s.id}: counter {view.get('counter')} after the upgrade, not 7")
+        except Failure as failure:
+            problems.append(str(failure))
+    undecodable = []
+    for n in (1, 2, 3):
+        with open(os.path.join(cluster.dir, f"node-{n}.log"), errors="replace") as f:
+            undecodable += [line.strip() for line in f if "cannot restore session" in line or "no longer decodes" in line]
+    if undecodable:
+        problems.append(f"{len(undecodable)} undecodable sessions: {undecodable[:3]}")
+    statuses = collections.Counter(statuses)
+    for s in setters:
+        statuses.update(s.statuses)
+    unexpected = {code: c for code, c in statuses.items() if code not in (200, 503, 502)}
+    if unexpected or statuses.get(502, 0) > 24:
+        problems.append(f"clients saw errors other than 503 and a few 502s: {statuses}")
+    check(not problems, f"{len(problems)} problems: " + "; ".join(problems[:8]))
+    acked = sum(len(s.acked) for s in sessions)
+    return (f"{acked} actions acknowledged on {len(sessions)} sessions, all present once, every view labelled; "
+            f"{len(setters)} sessions setting their counter throughout; version 2's format stored only after the "
+            f"last version 1 node stopped ({newer_after} entries); {load.poll_changes} poll changes, no reset; "
+            f"statuses {dict(statuses)}, {connection_errors} connection errors (retried)")
+
+
 def dispatch_action(http, session, action, deadline_s=30.0):
     """Dispatches `action` (a dict) with an Idempotency-Key, retried with the same key until acknowledged;
     its results, or None (in session.problems)."""
@@ -843,7 +934,8 @@ def scenario_chatkill(cluster):
 
 
 SCENARIOS = {"kill9": scenario_kill9, "sigstop": scenario_sigstop, "postgres": scenario_postgres,
-             "rolling": scenario_rolling, "chat": scenario_chat, "chatkill": scenario_chatkill}
+             "rolling": scenario_rolling, "upgrade": scenario_upgrade, "chat": scenario_chat,
+             "chatkill": scenario_chatkill}
 
 
 def main():

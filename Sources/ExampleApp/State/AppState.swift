@@ -17,10 +17,14 @@ public struct AppState: Codable, Equatable, Sendable {
     /// The chat room joined and its messages.
     public var chat = ChatState()
 
+    /// What the counter's view calls it: new in version 2 of the app (``ExampleApp/Version``), whose new sessions
+    /// and migrated ones get ``ExampleApp/defaultCounterLabel``; nil (and absent from the JSON) in version 1.
+    public var counterLabel: String?
+
     /// A fresh session's state.
     public init() {}
 
-    private enum CodingKeys: String, CodingKey { case counter, user, quote, navigation, chat }
+    private enum CodingKeys: String, CodingKey { case counter, user, quote, navigation, chat, counterLabel }
 
     /// Decodes a state; one stored before the chat existed has none.
     public init(from decoder: any Decoder) throws {
@@ -30,5 +34,6 @@ public struct AppState: Codable, Equatable, Sendable {
         quote = try container.decode(QuoteState.self, forKey: .quote)
         navigation = try container.decode(Navigation.self, forKey: .navigation)
         chat = try container.decodeIfPresent(ChatState.self, forKey: .chat) ?? ChatState()
+        counterLabel = try container.decodeIfPresent(String.self, forKey: .counterLabel)
     }
 }

@@ -87,8 +87,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// The largest request body accepted; larger bodies get a 413 problem without reaching the handler.
     public var maxBodySize: Int = 1 << 20
 
-    /// The `listen(2)` backlog (`MHD_OPTION_LISTEN_BACKLOG_SIZE`).
-    public var listenBacklog: Int = 1024
+    /// The `listen(2)` backlog: connections the kernel completes before a worker accepts them. 4096, Linux's
+    /// default cap (`net.core.somaxconn`): when a node dies behind a balancer, its clients all reconnect to the
+    /// others at once, and a connection that overflows the backlog waits for a SYN retry (a second or more), which
+    /// a balancer with a 1 s connect timeout counts as a dead node.
+    public var listenBacklog: Int = 4096
 
     /// Whether to watch parked connections for their client leaving.
     ///
@@ -123,7 +126,7 @@ public struct HTTPServerConfiguration: Sendable {
         connectionMemoryLimit: Int = HTTPServerConfiguration.defaultConnectionMemoryLimit,
         connectionTimeout: Int = 60,
         maxBodySize: Int = 1 << 20,
-        listenBacklog: Int = 1024,
+        listenBacklog: Int = 4096,
         detectsDisconnectedParkedClients: Bool = true,
         stopGracePeriod: Duration = .seconds(2),
         diagnostics: (@Sendable (String) -> Void)? = nil,

@@ -247,9 +247,18 @@ public struct ActionRegistry: Sendable {
 /// Type-erased decoding of one registered action type.
 struct ActionDecoder: Sendable {
     let decode: @Sendable (JSONValue) throws -> any StoreAction
+    /// The type's ``StoreAction/wireVersion``.
+    let version: Int
+    /// The type's ``StoreAction/migrate(payload:from:)``.
+    let migrate: @Sendable (Data, Int) throws -> any StoreAction
+    /// The type's ``StoreAction/downgrade(payload:to:)``.
+    let downgrade: @Sendable (Data, Int) throws -> Data
 
     init<Action: StoreAction>(_ type: Action.Type) {
         decode = { try $0.decoded(as: Action.self) }
+        version = Action.wireVersion
+        migrate = { try Action.migrate(payload: $0, from: $1) }
+        downgrade = { try Action.downgrade(payload: $0, to: $1) }
     }
 }
 

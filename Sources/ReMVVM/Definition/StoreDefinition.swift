@@ -47,9 +47,11 @@ public struct StoreDefinition<State: Sendable>: Sendable {
     public var onRestore: @Sendable (Store<State>) -> Void
     /// Which topics a state subscribes to; nil (the default) for an app whose sessions hear no topics.
     public var subscriptions: TopicSubscriptions<State>?
-    /// The hub every store of this definition publishes to and receives from; publish to it from outside a
-    /// session (a service, an admin endpoint) too.
-    public let topics: TopicHub
+    /// The hub every store of this definition publishes to and receives from. Nil by default: a `StoreServer`
+    /// gives the stores it makes its own hub (``StoreServer/topics``, where the app publishes from outside a
+    /// session), and a `TestStore` a hub of its own. Set one to share a hub you made between definitions, or
+    /// for stores made in-process with ``makeStore(state:version:identity:)``.
+    public var topics: TopicHub?
     /// The views of ``initialState``, shared by every fresh store; replaced when the state or the
     /// projections change.
     private var initialViews = InitialViews()
@@ -66,7 +68,7 @@ public struct StoreDefinition<State: Sendable>: Sendable {
         extraActions: ActionRegistry = ActionRegistry(),
         onRestore: @escaping @Sendable (Store<State>) -> Void = { _ in },
         subscriptions: TopicSubscriptions<State>? = nil,
-        topics: TopicHub = TopicHub()
+        topics: TopicHub? = nil
     ) {
         self.subscriptions = subscriptions
         self.topics = topics

@@ -49,6 +49,9 @@
     /// The projections in either set.
     @_spi(ReMVVMServer) public func union(_ other: ViewSet) -> ViewSet { ViewSet(bits: bits | other.bits) }
 
+    /// The views of this set that are not in `other`.
+    @_spi(ReMVVMServer) public func subtracting(_ other: ViewSet) -> ViewSet { ViewSet(bits: bits & ~other.bits) }
+
     /// Iterates the indices in increasing order.
     @_spi(ReMVVMServer) public func makeIterator() -> Iterator { Iterator(remaining: bits) }
 

@@ -18,6 +18,12 @@ public struct DispatchOutcome: Sendable {
     public let results: [ActionResult]
     /// The requested views as of ``version``, in index order.
     @_spi(ReMVVMServer) public let views: [ViewSnapshot]
+    /// The views this dispatch changed that were not requested, as of ``version`` (usually none): with
+    /// ``views``, what a view budget checks, without reading the views the dispatch left alone.
+    @_spi(ReMVVMServer) public let otherChanged: [ViewSnapshot]
+    /// Whether the dispatch published to a topic: a session that hears the topic receives its own message
+    /// moments later, in a version of its own, which its answer should show.
+    @_spi(ReMVVMServer) public let published: Bool
 
     /// Whether at least one action was applied, so that a new version was committed.
     public var committed: Bool { results.contains(.applied) }

@@ -42,9 +42,19 @@ extension Store {
 
     /// Does what a commit left for after the lock: wakes its waiters, follows the state's topics, starts its
     /// effects and publishes what its middleware published.
+    ///
+    /// Joining a topic of a log that several nodes share reads the log, so with such a hub the subscriptions
+    /// change on the configuration's scheduler (the server's threads), not on the dispatching thread (an HTTP
+    /// worker): the topic's history then reaches the store moments after the dispatch is answered.
     func carryOut(_ commit: Commit) {
         wake(commit.woken, at: commit.outcome.version)
-        if commit.resubscribe { syncTopics() }
+        if commit.resubscribe {
+            if topics?.readsSharedLog != true
+                || !configuration.scheduler.offer({ [weak self] in self?.syncTopics() })
+            {
+                syncTopics()
+            }
+        }
         if !commit.effects.isEmpty {
             effects.perform(commit.effects, context: effectContext())
         }
@@ -93,7 +103,9 @@ extension Store {
             applied = true
         }
         var woken: [(ChangeWaiters.Handler, ViewSet)] = []
+        var otherChanged: [ViewSnapshot] = []
         var resubscribe = false
+        let publishes = applied && !publications.isEmpty
         if applied {
             core.version += 1
             if recording {
@@ -101,12 +113,17 @@ extension Store {
                     version: core.version, actions: reduced, publications: outboxed(&publications), metadata: metadata)
                 for listener in core.commitListeners { listener(record) }
             }
-            woken = publish(from: old, core: &core)
+            let changes = publish(from: old, core: &core)
+            woken = changes.woken
+            let unrequested = changes.changed.subtracting(views)
+            if !unrequested.isEmpty { otherChanged = unrequested.map { core.views[$0].current } }
             if let subscriptions, core.topics.active { resubscribe = subscriptions.inputChanged(old, core.state) }
         }
         let snapshots = views.isEmpty ? [] : views.map { core.views[$0].current }
         return Commit(
-            outcome: DispatchOutcome(version: core.version, results: results, views: snapshots),
+            outcome: DispatchOutcome(
+                version: core.version, results: results, views: snapshots, otherChanged: otherChanged,
+                published: publishes),
             woken: woken,
             effects: requests,
             publications: publications,
@@ -116,10 +133,12 @@ extension Store {
 
     /// What every commit does once the reducers ran and the version moved on, inside the lock:
     /// recompute the changed views, tell observers, and take the waiters watching those views.
-    func publish(from old: State, core: inout StoreCore<State>) -> [(ChangeWaiters.Handler, ViewSet)] {
+    func publish(
+        from old: State, core: inout StoreCore<State>
+    ) -> (woken: [(ChangeWaiters.Handler, ViewSet)], changed: ViewSet) {
         let changed = updateViews(from: old, core: &core)
         for observer in core.observers { observer.notify(old, core.state, core.version) }
-        return changed.isEmpty ? [] : core.waiters.take(changed: changed)
+        return (changed.isEmpty ? [] : core.waiters.take(changed: changed), changed)
     }
 
     /// Wakes the waiters a commit took, once the lock is released.

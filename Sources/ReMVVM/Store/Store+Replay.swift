@@ -33,7 +33,7 @@ extension Store {
                 }
             }
             core.version = record.version
-            return publish(from: old, core: &core)
+            return publish(from: old, core: &core).woken
         }
         wake(woken, at: record.version)
     }

@@ -4,7 +4,7 @@ extension Store {
     /// Subscribes the store to the topics its state declares (``TopicSubscriptions``) and keeps them in step
     /// with the state from now on. Idempotent.
     ///
-    /// ``StoreDefinition/makeStore(state:version:)`` starts a new session's store itself; the server starts a
+    /// ``StoreDefinition/makeStore(state:version:identity:)`` starts a new session's store itself; the server starts a
     /// restored one once it is back in service, so that it resumes each topic after the last message its log
     /// recorded.
     public func startTopics() {
@@ -180,9 +180,10 @@ extension Store {
                     version: core.version, actions: reduced, publications: outboxed(&publications))
                 for listener in core.commitListeners { listener(record) }
             }
-            let woken = publish(from: old, core: &core)
+            let woken = publish(from: old, core: &core).woken
             return Commit(
-                outcome: DispatchOutcome(version: core.version, results: [], views: []),
+                outcome: DispatchOutcome(
+                    version: core.version, results: [], views: [], otherChanged: [], published: false),
                 woken: woken,
                 effects: requests,
                 publications: publications,

@@ -37,7 +37,7 @@ public final class Store<State: Sendable>: Sendable {
     ///   - version: The version of `state`; 0 for a new session.
     ///   - subscriptions: Which topics the state subscribes to (``startTopics()`` starts them).
     ///   - topics: The hub shared with the stores this one talks to.
-    public convenience init(
+    package convenience init(
         state: State,
         reducer: AnyReducer<State>,
         middleware: [any Middleware<State>] = [],

@@ -7,12 +7,13 @@ import Synchronization
 /// Each topic has one total order: a message gets the topic's next sequence number and reaches every
 /// subscriber in that order, once. A topic keeps its latest ``TopicConfiguration/retainedMessages``
 /// messages: a new subscriber receives them first, and a session restored after a restart catches up
-/// from them. A ``StoreDefinition`` makes one hub its stores share; middleware publishes through
-/// ``MiddlewareContext/publish(_:to:)``, effects through ``EffectContext/publish(_:to:)``, and anything
-/// else (a service, an admin endpoint) here:
+/// from them. The server owns one hub its sessions share (a definition may bring its own,
+/// ``StoreDefinition/topics``); middleware publishes through ``MiddlewareContext/publish(_:to:)``, effects
+/// through ``EffectContext/publish(_:to:)``, an app route through its request, and anything else (a service,
+/// an admin task) here:
 ///
 /// ```swift
-/// try definition.topics.publish(ChatAction.Message(from: "admin", text: "Closing at six"), to: "chat/lobby")
+/// try server.topics.publish(ChatAction.Message(from: "admin", text: "Closing at six"), to: "chat/lobby")
 /// ```
 public final class TopicHub: Sendable {
     /// One topic: its last sequence number, retained history and subscribers, behind its own lock.
@@ -413,6 +414,9 @@ public final class TopicHub: Sendable {
     public var topicCount: Int { channels.withLock { $0.count } }
 
     // MARK: - A shared log
+
+    /// Whether the attached log is shared by several nodes: subscribing then reads it.
+    var readsSharedLog: Bool { sharedLog() != nil }
 
     /// The attached log when several nodes share it.
     private func sharedLog() -> (any TopicLog)? {

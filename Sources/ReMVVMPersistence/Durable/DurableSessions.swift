@@ -37,13 +37,49 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         let codec = SessionCodec(definition: definition, configuration: configuration)
         self.codec = codec
         // With a topic log in the storage, topic messages go out in their posters' transactions (the outbox).
-        let outboxed = definition.subscriptions != nil && storage is any TopicLog
+        let outboxed = definition.subscriptions != nil && definition.topics != nil && storage is any TopicLog
         writer = GroupCommitWriter(
             storage: storage, snapshotEvery: configuration.snapshotEvery,
             keysPerSession: configuration.idempotencyKeysPerSession, logger: logger,
             topics: outboxed ? definition.topics : nil, encode: codec.encode)
         // A shared storage restores nothing at start: its topics are read per topic, from the first subscription.
-        if storage.isShared { attachTopicLog() }
+        if storage.isShared {
+            attachTopicLog()
+            heartbeat()
+        }
+    }
+
+    /// States this node's versions in a shared storage and, unless told to write the newest format, writes what
+    /// every live node reads: older state and action versions while nodes of an older build live, this build's
+    /// once the last of them is gone. Called at start and at every tidy round.
+    package func heartbeat() {
+        guard storage.isShared else { return }
+        let own = NodeVersions(node: "", stateVersion: codec.stateVersion, actionVersions: codec.actionVersions)
+        let format: WriteFormat
+        do {
+            try storage.announce(stateVersion: own.stateVersion, actionVersions: own.actionVersions)
+            guard !configuration.writesNewestFormat else { return }
+            format = WriteFormat.readable(
+                by: try storage.liveVersions(within: configuration.nodeLiveness), own: own)
+        } catch {
+            logger.warning(
+                "cannot state this node's versions in the shared storage; writing the same format as before",
+                metadata: ["error": "\(error)"])
+            return
+        }
+        guard codec.format.set(format) else { return }
+        if format.isNewest {
+            logger.notice(
+                "every live node reads this build's versions: writing them",
+                metadata: ["state.version": "\(own.stateVersion)", "action.versions": "\(own.actionVersions)"])
+        } else {
+            logger.notice(
+                "nodes of an older build live: writing the versions they read",
+                metadata: [
+                    "state.version": "\(format.stateVersion ?? own.stateVersion)",
+                    "action.versions": "\(format.actionVersions)",
+                ])
+        }
     }
 
     /// What the writer has done so far: transactions, commits and snapshots written.
@@ -81,7 +117,7 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         }
         var restored: [RestoredSession] = []
         for record in records {
-            guard let (store, keys, base, durable) = rebuild(record) else { continue }
+            guard let (store, keys, base, durable) = rebuildKeepingNewer(record) else { continue }
             let definition = self.definition
             let erased = AnyProjectedStore(store)
             let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
@@ -102,10 +138,11 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// Keeps the topics' retained history in the storage when it can (``TopicLog``), before any session
     /// resumes its topics from it.
     private func attachTopicLog() {
-        guard definition.subscriptions != nil, let log = storage as? any TopicLog else { return }
+        guard definition.subscriptions != nil, let topics = definition.topics, let log = storage as? any TopicLog
+        else { return }
         do {
-            try definition.topics.attach(log, actions: definition.actions)
-            if !definition.topics.hasOutbox { definition.topics.attach(outbox: WriterOutbox(writer)) }
+            try topics.attach(log, actions: definition.actions)
+            if !topics.hasOutbox { topics.attach(outbox: WriterOutbox(writer)) }
         } catch {
             logger.error(
                 "cannot read the topics' retained history; topics start empty", metadata: ["error": "\(error)"])
@@ -154,9 +191,13 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     package var location: String { storage.location }
 
     /// Takes a stored session over (if `tokenHash` is its token's) and rebuilds it.
+    ///
+    /// - Throws: ``StorageError/incompatible(_:)`` when a newer build of the app wrote the session (a state or action
+    ///   version above this build's): a node of that build can serve it, so it is kept, and the client is told to
+    ///   retry (503).
     package func load(_ id: String, tokenHash: String) throws(StorageError) -> RestoredSession? {
         guard let stored = try storage.takeOver(id, tokenHash: tokenHash) else { return nil }
-        guard let (store, keys, base, durable) = rebuild(stored) else { return nil }
+        guard let (store, keys, base, durable) = try rebuild(stored) else { return nil }
         let definition = self.definition
         let latest = Array(keys.suffix(configuration.idempotencyKeysPerSession))
         logger.info(
@@ -189,6 +230,15 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
     /// leaves it (tests).
     func stop(snapshotting: Bool, releasing: Bool = false) {
         guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
+        // Gone: the other nodes may write what only they read.
+        if releasing, storage.isShared {
+            do {
+                try storage.retire()
+            } catch {
+                logger.warning(
+                    "cannot remove this node's versions from the shared storage", metadata: ["error": "\(error)"])
+            }
+        }
         writer.close(snapshotAll: snapshotting, release: releasing)
         logger.info("durable storage closed", metadata: ["storage.transactions": "\(writer.statistics.transactions)"])
     }
@@ -217,8 +267,9 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
         }
     }
 
-    /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt.
-    private func rebuild(_ record: SessionRecord) -> Rebuilt? {
+    /// One stored session's store, or nil (logged, and dropped if so configured) when it cannot be rebuilt; one a
+    /// newer build wrote is logged and kept, whatever the configuration.
+    private func rebuildKeepingNewer(_ record: SessionRecord) -> Rebuilt? {
         let stored: StoredSession
         do {
             guard let loaded = try storage.load(record.id) else { return nil }
@@ -230,11 +281,21 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
                 metadata: ["session.id": "\(record.id)"])
             return nil
         }
-        return rebuild(stored)
+        do {
+            // A single node cannot serve it at all (a build rolled back): an error, not a rolling deploy's warning.
+            return try rebuild(stored, newerLoggedAt: .error)
+        } catch {
+            return nil
+        }
     }
 
     /// A loaded session's store, tracked by the writer, or nil (logged, and dropped if so configured).
-    private func rebuild(_ stored: StoredSession) -> Rebuilt? {
+    ///
+    /// - Throws: ``StorageError/incompatible(_:)`` for a session a newer build wrote: logged at `level`, never
+    ///   dropped.
+    private func rebuild(_ stored: StoredSession, newerLoggedAt level: Logger.Level = .warning) throws(StorageError)
+        -> Rebuilt?
+    {
         let record = stored.record
         do {
             let (store, replayed) = try codec.rebuild(stored, with: definition)
@@ -244,6 +305,12 @@ package final class DurableSessions<State: Codable & Sendable>: SessionPersisten
                 store, of: record, create: false, snapshotVersion: stored.snapshot?.version ?? 0,
                 sinceSnapshot: replayed, durable: durable)
             return (store, stored.keys, store.version, durable)
+        } catch  where error.needsNewerBuild {
+            logger.log(
+                level: level,
+                "session \(record.id) was written by a newer build of the app: \(error); it is kept for a node of that build",
+                metadata: ["session.id": "\(record.id)"])
+            throw .incompatible("session \(record.id) was written by a newer build of the app: \(error)")
         } catch {
             skip(record, reason: "\(error)")
             return nil

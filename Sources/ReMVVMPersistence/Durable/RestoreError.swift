@@ -3,10 +3,14 @@
 public struct RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, naming the record and the reason.
     public let message: String
+    /// Whether a newer build wrote what this one cannot read (a state or action version above its own): a node
+    /// of that build can, so the session is not lost, only not for this node.
+    public let needsNewerBuild: Bool
 
-    /// A restore failure described by `message`.
-    public init(_ message: String) {
+    /// A restore failure described by `message`; `needsNewerBuild` when a newer build wrote what failed.
+    public init(_ message: String, needsNewerBuild: Bool = false) {
         self.message = message
+        self.needsNewerBuild = needsNewerBuild
     }
 
     /// The message.

@@ -11,17 +11,25 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
     let reduced: ActionRegistry
     /// Every action the app knows, to read the log back.
     let actions: ActionRegistry
+    /// The action types whose payload version is not 1, with their versions: logged beside each entry.
+    let actionVersions: [String: Int]
+    /// Turns the state's JSON into an older version's (``DurabilityConfiguration/downgradeState``).
+    let downgradeState: (@Sendable (Data, Int) throws -> Data)?
+    /// The older versions written while older nodes live (a shared storage's); the newest by default.
+    let format = WriteFormatBox()
 
     init(definition: StoreDefinition<State>, configuration: DurabilityConfiguration) {
         stateType = configuration.stateType ?? String(reflecting: State.self)
         stateVersion = configuration.stateVersion
         migrate = configuration.migrateState
+        downgradeState = configuration.downgradeState
         reduced = definition.reducer.actions
         // The log also holds topic receipts, which no client may send (so they are not in the app's actions).
         var logged = definition.actions
         logged.register(TopicReceipt.self)
         logged.register(TopicGap.self)
         actions = logged
+        actionVersions = logged.versionedTypes
     }
 
     // MARK: - Writing
@@ -31,22 +39,75 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         // A topic receipt is logged too: replaying it restores how far the session read the topic.
         let logged = record.actions.filter { reduced.contains($0.wireName) || $0 is TopicReceipt }.map(
             ActionEnvelope.init)
-        return StoredCommit(version: record.version, actions: try JSONEncoder().encode(logged))
+        var versions: [String: Int] = [:]
+        if !actionVersions.isEmpty {
+            for envelope in logged {
+                if let version = actionVersions[envelope.action.wireName] {
+                    versions[envelope.action.wireName] = version
+                }
+            }
+            // While older nodes live, the actions they read in older shapes (when the types say how).
+            let older = format.current.actionVersions.filter { versions[$0.key] != nil }
+            if !older.isEmpty, let entry = try? encode(logged, downgrading: older) {
+                versions.merge(older) { _, old in old }
+                return StoredCommit(
+                    version: record.version, actions: entry, versions: versions.filter { $0.value != 1 })
+            }
+        }
+        return StoredCommit(version: record.version, actions: try JSONEncoder().encode(logged), versions: versions)
+    }
+
+    /// A log entry whose actions of the types in `older` are written at those (older) versions; throws when a
+    /// type cannot write one (the entry is then written at the current versions).
+    private func encode(_ logged: [ActionEnvelope], downgrading older: [String: Int]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var entry = Data("[".utf8)
+        for (index, envelope) in logged.enumerated() {
+            if index > 0 { entry += Data(",".utf8) }
+            let name = envelope.action.wireName
+            guard let version = older[name] else {
+                entry += try encoder.encode(envelope)
+                continue
+            }
+            let payload = try actions.downgradePayload(of: name, try encoder.encode(envelope.action), to: version)
+            entry += Data(#"{"payload":"#.utf8) + payload + Data(#","type":"#.utf8) + (try encoder.encode(name))
+            entry += Data("}".utf8)
+        }
+        return entry + Data("]".utf8)
     }
 
     /// The store's current state as a snapshot, with its topic positions when it follows topics.
     func snapshot(of store: Store<State>) throws -> StoredSnapshot {
         let (state, version, positions) = store.versionedStateAndPositions
-        let json = try JSONEncoder().encode(state)
+        var json = try Self.canonical(state)
+        var stateVersion = self.stateVersion
+        // While older nodes live, the state in the shape they read (when the app says how).
+        if let older = format.current.stateVersion, let downgradeState,
+            let downgraded = try? downgradeState(json, older)
+        {
+            json = downgraded
+            stateVersion = older
+        }
+        let digest = Hashing.sha256([UInt8](json))
         guard !positions.isEmpty else {
-            return StoredSnapshot(version: version, stateType: stateType, stateVersion: stateVersion, state: json)
+            return StoredSnapshot(
+                version: version, stateType: stateType, stateVersion: stateVersion, state: json, digest: digest)
         }
         var wrapped = Data(Self.statePrefix.utf8)
         wrapped += json
         wrapped += Self.topicsSuffix(try Self.encodePositions(positions))
         return StoredSnapshot(
             version: version, format: RecordFormat.snapshotWithTopics, stateType: stateType,
-            stateVersion: stateVersion, state: wrapped)
+            stateVersion: stateVersion, state: wrapped, digest: digest)
+    }
+
+    /// A state's JSON with its keys sorted: the same state gives the same bytes in any process and any build
+    /// that encodes it the same way, so that its digest can be compared.
+    static func canonical(_ state: State) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(state)
     }
 
     private static var statePrefix: String { #"{"state":"# }
@@ -133,7 +194,8 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         }
         guard snapshot.stateVersion <= stateVersion else {
             throw RestoreError(
-                "its state has version \(snapshot.stateVersion), newer than this app's \(stateVersion)")
+                "its state has version \(snapshot.stateVersion), newer than this app's \(stateVersion)",
+                needsNewerBuild: true)
         }
         var json = try unwrap(snapshot).state
         if snapshot.stateVersion < stateVersion, let migrate {
@@ -163,10 +225,31 @@ struct SessionCodec<State: Codable & Sendable>: Sendable {
         }
         if entry.actions.elementsEqual("[]".utf8) { return CommitRecord(version: entry.version, actions: []) }
         do {
+            // Written in the shapes this build reads (what every entry of an app without versions is): one pass.
+            guard entry.versions == actionVersions else {
+                // Most entries hold no action of a type whose version moved: read in one pass, that is checked
+                // after the fact; the others through the migrations.
+                if let actions = try? actions.decodeActions(from: entry.actions),
+                    actions.allSatisfy({ writtenAtCurrentVersion($0.wireName, entry) })
+                {
+                    return CommitRecord(version: entry.version, actions: actions)
+                }
+                return CommitRecord(
+                    version: entry.version,
+                    actions: try actions.decodeActions(from: entry.actions, writtenAt: entry.versions))
+            }
             return CommitRecord(version: entry.version, actions: try actions.decodeActions(from: entry.actions))
+        } catch let error as ActionMigrationError {
+            throw RestoreError(
+                "its log entry for version \(entry.version) cannot be read: \(error)", needsNewerBuild: error.isNewer)
         } catch {
             throw RestoreError("its log entry for version \(entry.version) no longer decodes: \(error)")
         }
+    }
+
+    /// Whether `entry` holds actions of the type `wireName` in the version this build reads.
+    private func writtenAtCurrentVersion(_ wireName: String, _ entry: StoredCommit) -> Bool {
+        (entry.versions[wireName] ?? 1) == (actionVersions[wireName] ?? 1)
     }
 
     private func newer(_ what: String, format: Int, reads: Int = RecordFormat.current) -> String {

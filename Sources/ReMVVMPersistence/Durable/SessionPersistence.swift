@@ -67,6 +67,10 @@ package protocol SessionPersistence: Sendable {
 
     /// What the storage's writer has done so far, for metrics; nil when there is no writer.
     var writerStatistics: WriterStatistics? { get }
+
+    /// States this node's versions in a shared storage and picks what it writes from the live nodes' (a rolling
+    /// deploy); called at every tidy round. Blocking: call it off the HTTP workers.
+    func heartbeat()
 }
 
 extension SessionPersistence {
@@ -80,4 +84,7 @@ extension SessionPersistence {
 
     /// No writer: nothing to count.
     package var writerStatistics: WriterStatistics? { nil }
+
+    /// One node: nothing to state.
+    package func heartbeat() {}
 }

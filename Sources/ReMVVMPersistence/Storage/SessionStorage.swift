@@ -46,6 +46,16 @@ public protocol SessionStorage: Sendable {
     /// returns how many.
     func pruneTopicCounters(limit: Int) throws(StorageError) -> Int
 
+    /// States the versions this node reads and writes (in a shared storage, where several builds may run at once),
+    /// and that it is alive.
+    func announce(stateVersion: Int, actionVersions: [String: Int]) throws(StorageError)
+
+    /// The versions of every node that announced itself within the last `seconds` (this one included).
+    func liveVersions(within seconds: Double) throws(StorageError) -> [NodeVersions]
+
+    /// Removes this node's versions (a clean stop): the others may write what only they read.
+    func retire() throws(StorageError)
+
     /// Where the sessions are kept, for the server's start line ("the SQLite file data/sessions.sqlite"); no
     /// secret (a password) may appear in it.
     var location: String { get }
@@ -75,6 +85,15 @@ extension SessionStorage {
 
     /// No topic counters of its own.
     public func pruneTopicCounters(limit: Int) throws(StorageError) -> Int { 0 }
+
+    /// One node: nobody to tell.
+    public func announce(stateVersion: Int, actionVersions: [String: Int]) throws(StorageError) {}
+
+    /// One node: no other versions.
+    public func liveVersions(within seconds: Double) throws(StorageError) -> [NodeVersions] { [] }
+
+    /// One node: nothing to remove.
+    public func retire() throws(StorageError) {}
 }
 
 extension SessionStorage {

@@ -7,7 +7,8 @@ public enum StorageChange: Sendable {
     case create(SessionRecord)
     /// Appends commits to a session's log (replacing entries with the same versions).
     case append(session: String, commits: [StoredCommit])
-    /// Replaces the session's snapshot and removes the log entries up to its version.
+    /// Replaces the session's snapshot and removes the log entries it covers; a storage may keep the snapshot it
+    /// replaces and the log since that one (SQLite and PostgreSQL do), for `verify-upgrade` to replay.
     case snapshot(session: String, StoredSnapshot)
     /// Removes everything stored for the session.
     case delete(session: String)

@@ -12,14 +12,21 @@ public struct StoredSnapshot: Sendable, Equatable {
     public var stateVersion: Int
     /// The state as JSON.
     public var state: Data
+    /// The SHA-256 of the state's JSON (without its topic positions), as the build that took it encoded it (keys
+    /// sorted): what a later build's replay of the log must reach (`remvvm-server verify-upgrade`). Nil for
+    /// snapshots stored before it was kept.
+    public var digest: [UInt8]?
 
     /// A snapshot.
-    public init(version: UInt64, format: Int = RecordFormat.current, stateType: String, stateVersion: Int, state: Data)
-    {
+    public init(
+        version: UInt64, format: Int = RecordFormat.current, stateType: String, stateVersion: Int, state: Data,
+        digest: [UInt8]? = nil
+    ) {
         self.version = version
         self.format = format
         self.stateType = stateType
         self.stateVersion = stateVersion
         self.state = state
+        self.digest = digest
     }
 }

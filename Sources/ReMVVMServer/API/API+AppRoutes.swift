@@ -19,7 +19,7 @@ extension API {
                 case .success(let found): identity = found
                 }
                 guard !Task.isCancelled else { return exchange.send(.draining) }
-                let request = AppRequest(head: head, parameters: parameters, identity: identity)
+                let request = AppRequest(head: head, parameters: parameters, identity: identity, topics: topics)
                 do {
                     let response = try await route.handler(request, body)
                     guard !Task.isCancelled else { return exchange.send(.draining) }

@@ -53,25 +53,30 @@ extension API {
             }
         }
         guard let durability, let note else {
-            respond(dispatchResponse(session, request, note: note), session: session, note: note, exchange)
+            let (response, own) = dispatchResponse(session, request, note: note)
+            respond(response, own, session: session, note: note, exchange)
             return
         }
         // The commit carries its key (its metadata) into the log, in one transaction, and the answer right after it.
-        let response = dispatchResponse(session, request, note: note)
+        let (response, own) = dispatchResponse(session, request, note: note)
         if response.status == 200, case .bytes(let body) = response.body {
             durability.recordAnswer(
                 session: session.id, key: note.key,
                 answer: IdempotencyCache.compact(body, limit: configuration.maxIdempotentAnswerSize))
         }
-        respond(response, session: session, note: note, exchange)
+        respond(response, own, session: session, note: note, exchange)
     }
 
-    /// Sends a dispatch's answer, once durable when it changed something.
+    /// Sends a dispatch's answer, once durable when it changed something (showing the dispatch's own topic
+    /// messages when they came back meanwhile).
     private func respond(
-        _ response: HTTPResponse, session: Session, note: CommitMetadata.Idempotency?, _ exchange: Exchange
+        _ response: HTTPResponse, _ own: OwnMessages?, session: Session, note: CommitMetadata.Idempotency?,
+        _ exchange: Exchange
     ) {
         guard durability != nil, Self.isApplied(response) else {
-            finishDispatch(response, note: note, session: session, exchange)
+            reshow(response, own, session: session) { [self] shown in
+                finishDispatch(shown, note: note, session: session, exchange)
+            }
             return
         }
         // With durability, the answer waits (parked, no thread held) until the commit is on disk; so does an
@@ -80,8 +85,13 @@ extension API {
         whenDurable(stored, session: session.id) { [self] answer in
             // A session another node took over keeps nothing of this dispatch: its retry goes there.
             let applied = session.hasMoved ? nil : response
-            let answer = answer.status == stored.status ? response : answer
-            finishDispatch(answer, applied: applied, note: note, session: session, exchange)
+            guard answer.status == stored.status else {
+                finishDispatch(answer, applied: applied, note: note, session: session, exchange)
+                return
+            }
+            reshow(response, own, session: session) { [self] shown in
+                finishDispatch(shown, applied: applied, note: note, session: session, exchange)
+            }
         }
     }
 
@@ -158,10 +168,10 @@ extension API {
     /// builds the answer.
     private func dispatchResponse(
         _ session: Session, _ request: HTTPRequest, note: CommitMetadata.Idempotency?
-    ) -> HTTPResponse {
+    ) -> (HTTPResponse, OwnMessages?) {
         // Refused before reducing while the storage is known to be failing: the state in memory does not run
         // further ahead of the log than the batch whose write failed (an atomic load).
-        if let durability, durability.isFailing { return Problem.storageDown.response }
+        if let durability, durability.isFailing { return (Problem.storageDown.response, nil) }
         do {
             let views = try request.viewSelection(of: session.store)
             let expected = try expectedVersion(request, session: session)
@@ -172,8 +182,10 @@ extension API {
                     decoded, views: views, expectedVersion: expected, metadata: CommitMetadata(idempotency: note))
             } catch {
                 // Closed because another node took the session over: the retry goes there.
-                if error.isClosed { return (session.hasMoved ? Problem.sessionMoved : .sessionNotFound).response }
-                return Problem.versionMismatch(current: session.cursor(error.currentVersion)).response
+                if error.isClosed {
+                    return ((session.hasMoved ? Problem.sessionMoved : .sessionNotFound).response, nil)
+                }
+                return (Problem.versionMismatch(current: session.cursor(error.currentVersion)).response, nil)
             }
             // A long-poll woken by this dispatch has written the version and its headers already.
             let written = session.answers.headers(at: outcome.version)
@@ -184,13 +196,54 @@ extension API {
                 body = try Self.dispatchBody(outcome, version: version, maxViewBytes: configuration.maxViewBytes)
             } catch  where error.status == Problem.viewTooLargeStatus {
                 metrics.refused(.viewBudget)
-                return Problem.appliedButViewTooLarge(error, version: version).response
+                return (Problem.appliedButViewTooLarge(error, version: version).response, nil)
             }
-            return HTTPResponse(
+            let response = HTTPResponse(
                 status: 200, headers: written?.headers ?? Self.versionedHeaders(version: version), body: .bytes(body))
+            let own =
+                outcome.published && !views.isEmpty
+                ? OwnMessages(views: views, results: outcome.results, version: outcome.version) : nil
+            return (response, own)
         } catch {
-            return error.response
+            return (error.response, nil)
         }
+    }
+
+    /// A dispatch that published to topics, whose answer is shown again once its own messages came back: the
+    /// poster of a chat message sees it in the answer to its post, as every other member sees it.
+    struct OwnMessages: Sendable {
+        let views: ViewSet
+        let results: [ActionResult]
+        /// The version the dispatch committed.
+        let version: UInt64
+    }
+
+    /// Sends `response`, or, when the session has moved past the dispatch (its own topic messages delivered), the
+    /// same results with the views as they are now, once that version is stored too.
+    private func reshow(
+        _ response: HTTPResponse, _ own: OwnMessages?, session: Session,
+        _ send: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        guard let own, response.status == 200 else {
+            send(response)
+            return
+        }
+        let (version, snapshots) = session.store.views(own.views)
+        guard version > own.version else {
+            send(response)
+            return
+        }
+        let cursor = session.cursor(version).description
+        guard
+            let body = try? Self.dispatchBody(
+                results: own.results, views: snapshots, version: cursor, maxViewBytes: configuration.maxViewBytes)
+        else {
+            send(response)
+            return
+        }
+        let shown = HTTPResponse(status: 200, headers: Self.versionedHeaders(version: cursor), body: .bytes(body))
+        // The dispatch's own version is durable; the later one is shown only once it is too.
+        whenStored(version, of: session) { problem in send(problem == nil ? shown : response) }
     }
 
     /// The actions of a dispatch's body, if a client may send them: the door every action from outside the
@@ -222,10 +275,17 @@ extension API {
     static func dispatchBody(
         _ outcome: DispatchOutcome, version: String, maxViewBytes: Int
     ) throws(Problem) -> [UInt8] {
+        try dispatchBody(results: outcome.results, views: outcome.views, version: version, maxViewBytes: maxViewBytes)
+    }
+
+    /// The body of a dispatch's answer with `results`, showing `views` at `version`.
+    static func dispatchBody(
+        results: [ActionResult], views: [ViewSnapshot], version: String, maxViewBytes: Int
+    ) throws(Problem) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(96)
         body.append(utf8: #"{"results":["#)
-        for (index, result) in outcome.results.enumerated() {
+        for (index, result) in results.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             switch result {
             case .applied: body.append(utf8: #""applied""#)
@@ -238,9 +298,7 @@ extension API {
         body.append(utf8: #"],"version":"#)
         JSONValue.string(version).serialize(into: &body)
         body.append(utf8: #","views":{"#)
-        let views =
-            outcome.views.count < 2
-            ? outcome.views : outcome.views.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let views = views.count < 2 ? views : views.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         for (index, snapshot) in views.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONValue.string(snapshot.name).serialize(into: &body)
@@ -251,12 +309,11 @@ extension API {
         return body
     }
 
-    /// Checks every view the dispatch changed, asked for or not, against the budget: the dispatch that makes a view
-    /// too large is the one told so (naming it), whoever watches it. Each is encoded once, for every answer after.
+    /// Checks every view the dispatch changed against the budget, the requested ones as the answer is built and
+    /// the others here: the dispatch that makes a view too large is the one told so (naming it), whoever watches
+    /// it. Each is encoded once, for every answer after.
     private func checkChangedViews(_ session: Session, _ outcome: DispatchOutcome) throws(Problem) {
-        guard outcome.results.contains(.applied) else { return }
-        let (_, snapshots) = session.store.views(session.store.allViews)
-        for snapshot in snapshots where snapshot.version == outcome.version {
+        for snapshot in outcome.otherChanged {
             _ = try snapshot.budgetedBytes(max: configuration.maxViewBytes)
         }
     }

@@ -66,9 +66,17 @@ extension Problem {
             "another node took this session over and nothing of this request was stored; retry (with the same "
             + "Idempotency-Key) to reach it", headers: ["Retry-After": "1"])
 
-    /// The shared storage could not be read, so the session could not be loaded.
+    /// The shared storage could not be read, so the session could not be loaded; or a newer build of the app wrote
+    /// the session (a rolling deploy): a node of that build serves it, so the balancer is to retry elsewhere.
     static func storageUnavailable(_ error: StorageError) -> Problem {
-        Problem(
+        guard !error.isIncompatible else {
+            return Problem(
+                status: 503, slug: "newer-build", title: "Service Unavailable",
+                detail:
+                    "this session was written by a newer build of the app than this node runs (\(error.message)); "
+                    + "it is kept: retry to reach a node of the newer build", headers: ["Retry-After": "1"])
+        }
+        return Problem(
             status: 503, slug: "storage-unavailable", title: "Service Unavailable",
             detail: "the session could not be loaded from the shared storage (\(error))", headers: ["Retry-After": "1"])
     }

@@ -13,7 +13,8 @@ import Foundation
 /// ```swift
 /// AppRoute.post("/v1/rooms/{room}/announcements", body: Announcement.self) { request, body in
 ///     guard request.identity?[claim: "role"] == "admin" else { throw AuthenticationError.refused("admins only") }
-///     return try .json(["sequence": hub.publish(message, to: "chat/" + request.parameters["room", default: ""])])
+///     let room = "chat/" + request.parameters["room", default: ""]
+///     return try .json(["sequence": request.topics.publish(message, to: room)])
 /// }
 /// ```
 ///
@@ -136,6 +137,9 @@ public struct AppRequest: Sendable {
     /// Who sent it, as the server's ``Authenticator`` says; nil when the server has none, or the request carries
     /// no credentials (throw ``AuthenticationError/missingCredentials(_:)`` to ask for them: 401).
     public let identity: Identity?
+    /// The server's topic hub (``StoreServer/topics``): what a route publishes to, into every session that hears
+    /// the topic.
+    public let topics: TopicHub
 }
 
 /// What an ``AppRoute`` answers: a status and a JSON body.

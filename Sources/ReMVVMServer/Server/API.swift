@@ -36,9 +36,9 @@ final class API: HTTPHandler {
     let transportGauges: @Sendable () -> TransportGauges
     /// The storage writer's counts at the last gauge update, so its counters grow by the difference.
     private let writerCounts = Mutex(WriterStatistics())
-    /// The app's topic hub: the metrics count its statistics and the housekeeper tidies it (``tidyTopics()``); nil
-    /// when the server was not given it.
-    let topics: TopicHub?
+    /// The server's topic hub (the app definition's when it brings one): the metrics count its statistics, the
+    /// housekeeper tidies it (``tidyTopics()``) and app routes find it in their requests.
+    let topics: TopicHub
     /// The hub's counts at the last gauge update.
     private let topicCounts = Mutex<TopicStatistics?>(nil)
     /// The transport's refusals at the last gauge update.
@@ -75,7 +75,7 @@ final class API: HTTPHandler {
         routes: [AppRoute] = [],
         transportGauges: @escaping @Sendable () -> TransportGauges
     ) {
-        self.topics = topics
+        self.topics = topics ?? TopicHub()
         self.authentication = authentication
         appRoutes = AppRouter(routes)
         routeLabels = Route.labels + appRoutes.labels
@@ -272,9 +272,8 @@ final class API: HTTPHandler {
         if let statistics = durability?.writerStatistics {
             metrics.storage.add(statistics, since: Self.exchange(writerCounts, for: statistics))
         }
-        if let statistics = topics?.statistics {
-            metrics.topics.add(statistics, since: Self.exchange(topicCounts, for: statistics))
-        }
+        let statistics = topics.statistics
+        metrics.topics.add(statistics, since: Self.exchange(topicCounts, for: statistics))
     }
 
     /// Stores `new` as the last reading and returns the one it replaces: counters grow by the difference.
@@ -310,7 +309,6 @@ final class API: HTTPHandler {
     /// Drops the topics nobody used for their retention, from memory and from the topic log; called by the
     /// housekeeper, so a log's round trip holds up neither a request nor a topic.
     func tidyTopics() {
-        guard let topics else { return }
         do {
             let dropped = try topics.tidy()
             if dropped > 0 { logger.debug("dropped idle topics", metadata: ["topics.dropped": "\(dropped)"]) }

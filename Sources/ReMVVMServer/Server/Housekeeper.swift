@@ -55,7 +55,7 @@ final class Housekeeper: Sendable {
         var nextExpiry = clock.now() + Self.longestSleep
         // A tenth of the retention, at least a second: a topic outlives it by at most that much.
         let tidyInterval = max(
-            MonotonicClock.nanoseconds(of: api.topics?.configuration.retention ?? .seconds(600)) / 10, Self.longestSleep
+            MonotonicClock.nanoseconds(of: api.topics.configuration.retention) / 10, Self.longestSleep
         )
         var nextTidy = clock.now() + tidyInterval
         while !state.withLock({ $0.isStopped }) {

@@ -95,7 +95,10 @@ final class SessionTidy: Service {
                 deleted(ids)
                 if ids.count < batchSize { break }
             }
-            if durability.isShared { round.topicCounters = try durability.pruneTopicCounters(limit: batchSize) }
+            if durability.isShared {
+                durability.heartbeat()
+                round.topicCounters = try durability.pruneTopicCounters(limit: batchSize)
+            }
         } catch {
             round.failed = true
             logger.warning(

@@ -52,11 +52,15 @@ public final class StoreServer: Sendable {
             authentication: authentication, routes: routes)
     }
 
-    /// `definition` with its stores' fan-outs and its hub's delivery passes run by `pool`.
+    /// `definition` with its stores' fan-outs and its hub's delivery passes run by `pool`, and the hub this
+    /// server owns: the definition's own when it brings one, else a new one (not a default argument, which a
+    /// definition computed at each use would make anew every time).
     static func scheduling<State>(_ definition: StoreDefinition<State>, on pool: FanOutPool) -> StoreDefinition<State> {
         var definition = definition
         definition.configuration.scheduler = pool
-        definition.topics.schedulePasses(on: pool)
+        let topics = definition.topics ?? TopicHub()
+        topics.schedulePasses(on: pool)
+        definition.topics = topics
         return definition
     }
 
@@ -120,6 +124,10 @@ public final class StoreServer: Sendable {
 
     /// How many sessions are live.
     public var sessionCount: Int { api.sessions.count }
+
+    /// The hub of this server's sessions: publish to it from outside any session (a service, an admin task);
+    /// an ``AppRoute`` finds it in its request (``AppRequest/topics``).
+    public var topics: TopicHub { api.topics }
 
     /// Sets the gauges (sessions, parked long-polls, event streams, running effects, connections) and the storage
     /// counters in ``ServerConfiguration/metricsFactory`` from counts the server keeps as it runs, in O(1)

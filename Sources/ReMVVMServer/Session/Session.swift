@@ -35,8 +35,10 @@ final class Session: Sendable {
     private let lastSeen: Atomic<Int64>
     /// When the stored copy expires (monotonic nanoseconds), as last queued for storage; 0 before any.
     private let storedExpiry = Atomic<Int64>(0)
-    /// Keeps the stored expiry ahead of this one, once the registry holds the session (durable sessions only).
-    private let storedExpiryKeeper = AtomicLazyReference<StoredExpiry>()
+    /// Keeps the stored expiry ahead of this one, once the registry holds the session (durable sessions only);
+    /// retained until the session goes. A plain atomic load on every request, where `AtomicLazyReference.load()`
+    /// cost some 560 instructions (it is not specialized for the type).
+    private let storedExpiryKeeper = Atomic<Unmanaged<StoredExpiry>?>(nil)
     /// Whether any request used the session since it was created: until then it expires after the short
     /// ``ServerConfiguration/unusedSessionTTL``. A session restored from storage counts as used.
     private let used: Atomic<Bool>
@@ -125,14 +127,23 @@ final class Session: Sendable {
     func touch(at now: Int64 = Session.now()) {
         lastSeen.store(now, ordering: .relaxed)
         if !used.load(ordering: .relaxed) { used.store(true, ordering: .relaxed) }
-        storedExpiryKeeper.load()?.used(self, at: now)
+        storedExpiryKeeper.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.used(self, at: now) }
     }
 
     /// Has `keeper` keep the stored expiry ahead of this one from now on, starting from `until` (monotonic
     /// nanoseconds; 0: the first use stores one). Once.
     func keepStoredExpiry(with keeper: StoredExpiry, from until: Int64 = 0) {
         if until > 0 { storedExpiry.store(until, ordering: .relaxed) }
-        _ = storedExpiryKeeper.storeIfNil(keeper)
+        let retained = Unmanaged.passRetained(keeper)
+        if !storedExpiryKeeper.compareExchange(expected: nil, desired: retained, ordering: .acquiringAndReleasing)
+            .exchanged
+        {
+            retained.release()
+        }
+    }
+
+    deinit {
+        storedExpiryKeeper.load(ordering: .acquiring)?.release()
     }
 
     /// Moves the stored expiry to `until` when it is before `limit`; returns `until` if it moved (so that one of
@@ -144,7 +155,8 @@ final class Session: Sendable {
             ? until : nil
     }
 
-    /// Sets when a restored session was last used and when its stored copy expires (monotonic nanoseconds).
+    /// Sets when the session was last used and when its stored copy expires (monotonic nanoseconds): for a new
+    /// session, both from the clock reading its stored expiry was computed from; for a restored one, from storage.
     func resumeExpiry(lastUsed: Int64, storedUntil: Int64) {
         lastSeen.store(lastUsed, ordering: .relaxed)
         storedExpiry.store(storedUntil, ordering: .relaxed)

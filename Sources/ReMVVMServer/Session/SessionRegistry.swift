@@ -91,7 +91,8 @@ final class SessionRegistry: Sendable {
         let token = SecureToken.make()
         // The stored copy follows the expiry computed here for the session in memory, a margin later: the short
         // one of a session nobody used yet; the first use moves both.
-        let storedUntil = storedExpiry?.stored(forDue: Session.now() + unusedTTL)
+        let now = Session.now()
+        let storedUntil = storedExpiry?.stored(forDue: now + unusedTTL)
         let record = SessionRecord(
             id: SecureToken.make(), tokenHash: Hashing.tokenHash(token), epoch: SecureToken.makeEpoch(),
             expires: storedUntil.map(StoredExpiry.date(ofMonotonic:)), identity: identity)
@@ -110,7 +111,11 @@ final class SessionRegistry: Sendable {
             live.subtract(1, ordering: .relaxed)
             return nil
         }
-        if let storedExpiry, let storedUntil { session.keepStoredExpiry(with: storedExpiry, from: storedUntil) }
+        if let storedExpiry, let storedUntil {
+            // Both expiries from one reading of the clock: the stored one exactly a margin after the other.
+            session.resumeExpiry(lastUsed: now, storedUntil: storedUntil)
+            session.keepStoredExpiry(with: storedExpiry)
+        }
         let due = session.lastUsed + unusedTTL  // Filed again for the full TTL once a request used it.
         shard(for: session.key).contents.withLock { contents in
             contents.sessions.updateValue(session, forKey: session.key)

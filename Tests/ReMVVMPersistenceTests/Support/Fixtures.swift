@@ -24,11 +24,16 @@ final class TestQuotes: QuoteService {
     }
 }
 
-/// The example app with a test quote service.
+/// The example app with a test quote service and a hub of its own (a server would give it the server's).
 func exampleApp(quotes: TestQuotes = TestQuotes()) -> StoreDefinition<AppState> {
     var services = Services()
     services.quotes = quotes
-    return ExampleApp.definition(services: services)
+    return ExampleApp.definition(services: services, topics: TopicHub())
+}
+
+extension StoreDefinition {
+    /// The hub these tests give their definitions (a fresh one, which nothing hears, if a test forgot).
+    var hub: TopicHub { topics ?? TopicHub() }
 }
 
 /// A new session's identity.

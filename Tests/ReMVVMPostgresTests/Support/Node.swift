@@ -23,13 +23,15 @@ struct Node: Sendable {
     /// Starts node `name`; without `listens`, it learns of takeovers only through refused writes; its sessions
     /// expire after `sessionTTL` and its tidy runs every `tidyInterval` (by default the server's). `storage` wraps
     /// the node's PostgreSQL storage (to slow it down or count its calls); `authentication` checks its
-    /// requests.
+    /// requests; `version` is the build of the example app it runs, writing the newest format while older nodes live
+    /// only with `writesNewestFormat`.
     static func start(
         _ name: String, on database: TestDatabase, listens: Bool = true, snapshotEvery: Int = 1_000,
         services: Services = Services(), sessionTTL: Duration? = nil, tidyInterval: Duration? = nil,
         threads: Int = 2, maxPendingLoads: Int = 256,
         storage wrap: (PostgresSessionStorage) -> any SessionStorage = { $0 },
-        authentication: Authentication? = nil
+        authentication: Authentication? = nil, version: ExampleApp.Version = .v1, dropsUndecodable: Bool = false,
+        writesNewestFormat: Bool = false
     ) throws -> Node {
         let storage = wrap(
             try PostgresSessionStorage(url: database.url, node: name, listensForTakeovers: listens, logger: quiet))
@@ -42,13 +44,18 @@ struct Node: Sendable {
         if let tidyInterval { configuration.tidyInterval = tidyInterval }
         var durability = DurabilityConfiguration()
         durability.snapshotEvery = snapshotEvery
-        let definition = ExampleApp.definition(services: services)
+        durability.stateVersion = version.stateVersion
+        durability.migrateState = { try ExampleApp.migrateState($0, from: $1) }
+        durability.dropUndecodableSessions = dropsUndecodable
+        durability.downgradeState = { try ExampleApp.downgradeState($0, to: $1) }
+        durability.writesNewestFormat = writesNewestFormat
+        let definition = ExampleApp.definition(version: version, services: services)
         let server = StoreServer(
             definition, configuration: configuration, storage: storage,
             durability: durability,
             logger: quiet, authentication: authentication)
         try server.start()
-        return Node(server: server, name: name, topics: definition.topics)
+        return Node(server: server, name: name, topics: server.topics)
     }
 
     var port: UInt16 { server.port }
