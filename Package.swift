@@ -12,7 +12,9 @@ let coreSettings = strictSettings + [.enableUpcomingFeature("InternalImportsByDe
 
 let package = Package(
     name: "remvvm-server",
-    platforms: [.macOS(.v15)],
+    // The floors of what the core uses (Synchronization's Mutex and Atomic): what ReMVVMClient needs on Apple's
+    // systems too, LiveView's Observation included (iOS 17, macOS 14).
+    platforms: [.macOS(.v15), .iOS(.v18)],
     // What other packages use. The example app, the benchmark and the fuzz target are targets only: the
     // scripts build them by name (`swift build --product remvvm-bench`), as SwiftPM offers every executable.
     products: [
@@ -195,11 +197,12 @@ let package = Package(
             dependencies: ["CounterExample", "CounterShared", "ReMVVM", "ReMVVMTesting", "HTTPTestClient"],
             swiftSettings: strictSettings
         ),
-        // The client against the built remvvm-server as a subprocess over loopback.
+        // The client against the built remvvm-server as a subprocess over loopback; on several nodes, two of them
+        // on the PostgreSQL of REMVVM_TEST_DATABASE_URL behind nginx.
         .testTarget(
             name: "ReMVVMClientTests",
             dependencies: [
-                "ReMVVMClient", "ReMVVM", "ExampleApp",
+                "ReMVVMClient", "ReMVVM", "ExampleApp", "PostgresTestSupport", "ReMVVMPostgres",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings

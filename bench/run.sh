@@ -3,10 +3,10 @@
 # in-process benchmark, the C floors and clients, runs every scenario, and prints one table with the
 # server's figures, the floor's from the same run, their ratio and PASS/MISS against the targets. The
 # table is also written to bench/bin/results.md (the source of BENCHMARKS.md's table).
-# usage: bench/run.sh [dispatch] [poll] [repoll] [sse] [sessions] [inprocess] [durability] [postgres] [cluster] [topics] [storm]   (default: all)
+# usage: bench/run.sh [dispatch] [poll] [repoll] [sse] [sessions] [inprocess] [durability] [postgres] [cluster] [topics] [storm] [client]   (default: all)
 source "$(dirname "$0")/lib.sh"
 
-scenarios=${*:-dispatch poll repoll sse sessions inprocess durability postgres cluster topics storm}
+scenarios=${*:-dispatch poll repoll sse sessions inprocess durability postgres cluster topics storm client}
 need_tools
 build_c
 build_server
@@ -36,6 +36,7 @@ for s in $scenarios; do
         cluster) cmd=("$BENCH_DIR/cluster.sh") ;;
         topics) cmd=("$BENCH_DIR/topics.sh") ;;
         storm) cmd=("$BENCH_DIR/storm.sh") ;;
+        client) cmd=("$BENCH_DIR/client.sh") ;;
         *) die "unknown scenario $s" ;;
     esac
     # a failing scenario is reported in the table; the others still run

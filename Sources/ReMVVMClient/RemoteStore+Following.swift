@@ -86,18 +86,31 @@ extension RemoteStore {
     func followChanges() async {
         var attempt = 0
         var needsSnapshot = false
+        var moves = MoveBackoff()
+        var reconnecting = false
         while !Task.isCancelled, let session {
             do throws(ClientError) {
+                var moved = false
                 switch configuration.changeFeed {
                 case .eventStream:
-                    try await readEventStream(session, attempt: &attempt)
+                    moved = try await readEventStream(session, attempt: &attempt)
                 case .longPoll:
                     if needsSnapshot || replica.version == nil {
                         try await readSnapshot(session)
                         needsSnapshot = false
+                    } else if reconnecting {
+                        await transport.warmUp(timeout: configuration.requestTimeout)
                     }
-                    needsSnapshot = try await pollOnce(session)
+                    reconnecting = false
+                    let started = ContinuousClock.now
+                    let outcome = try await pollOnce(session)
+                    needsSnapshot = outcome == .stale
+                    // A poll let go early with no change: its node gave the session up (moved, or stopping).
+                    moved = outcome == .nowhere && ContinuousClock.now - started < configuration.pollWait / 2
                     attempt = 0
+                }
+                if moved, let delay = moves.moved(at: .now, window: MoveBackoff.window(for: configuration.retry)) {
+                    try? await Task.sleep(for: configuration.retry.delay(attempt: delay))
                 }
             } catch {
                 guard !Task.isCancelled else { return }
@@ -115,6 +128,7 @@ extension RemoteStore {
                 emit(.retrying(error))
                 try? await Task.sleep(for: configuration.retry.delay(attempt: attempt, retryAfter: error.retryAfter))
                 attempt += 1
+                reconnecting = true
             }
         }
     }
@@ -130,9 +144,9 @@ extension RemoteStore {
         viewsChanged()
     }
 
-    /// One long-poll from the replica's version; answers whether the views must be fetched whole.
-    private func pollOnce(_ session: StoredSession) async throws(ClientError) -> Bool {
-        guard let since = replica.version else { return true }
+    /// One long-poll from the replica's version.
+    private func pollOnce(_ session: StoredSession) async throws(ClientError) -> ChangeOutcome {
+        guard let since = replica.version else { return .stale }
         let answer = try await transport.send(
             "GET", path(session, "/poll"),
             query: [
@@ -144,18 +158,23 @@ extension RemoteStore {
     }
 
     /// Reads one event stream from the replica's version until it ends; returns when the server moved the session
-    /// or a change did not fit (reconnect at once), throws when the connection was lost or refused.
-    private func readEventStream(_ session: StoredSession, attempt: inout Int) async throws(ClientError) {
+    /// (true) or a change did not fit (false), throws when the connection was lost or refused.
+    private func readEventStream(_ session: StoredSession, attempt: inout Int) async throws(ClientError) -> Bool {
         var query: [URLQueryItem] = []
         if let version = replica.version { query.append(URLQueryItem(name: "since", value: version.rawValue)) }
         // Heartbeats come every 15 s: a quiet minute means the connection is gone.
         let request = try transport.request(
             "GET", path(session, "/events"), query: query, token: session.token,
             headers: ["Accept": "text/event-stream"], timeout: .seconds(60))
+        let warmUp = try transport.request("HEAD", "/healthz", timeout: configuration.requestTimeout)
         do {
-            for try await event in EventStream.open(request) {
+            for try await event in EventStream.open(request, warmUp: warmUp) {
                 attempt = 0
-                guard try await handle(event, of: session) else { return }
+                switch try await handle(event, of: session) {
+                case .read: continue
+                case .moved: return true
+                case .stale: return false
+                }
             }
         } catch let error as ClientError {
             throw error
@@ -165,8 +184,18 @@ extension RemoteStore {
         throw ClientError(.unreachable, detail: "the event stream closed")
     }
 
-    /// Applies one event; answers false when the stream should be left and opened again.
-    private func handle(_ event: ServerSentEvent, of session: StoredSession) async throws(ClientError) -> Bool {
+    /// What one event asks of the stream.
+    private enum EventOutcome {
+        /// Read on.
+        case read
+        /// Another node took the session over: reconnect.
+        case moved
+        /// A change did not fit and the views were read whole: reconnect from their version.
+        case stale
+    }
+
+    /// Applies one event.
+    private func handle(_ event: ServerSentEvent, of session: StoredSession) async throws(ClientError) -> EventOutcome {
         let object = try WireAnswer.object(Data(event.data.utf8))
         switch event.event {
         case "snapshot":
@@ -175,15 +204,17 @@ extension RemoteStore {
             emit(.snapshot(version))
             viewsChanged()
         case "patch", "reset":
-            if try apply(changes: object) {
+            if try apply(changes: object) == .stale {
                 try await readSnapshot(session)
-                return false
+                return .stale
             }
         case "end":
             switch object["reason"] {
             case .string("moved")?:
-                // Another node took the session over: reconnecting reaches it.
-                return false
+                // Another node took the session over: reconnecting to the same URL (a balancer's, which routes
+                // the session to its owner) reaches it, and the cursor continues there.
+                emit(.moved)
+                return .moved
             case .string("deleted")?:
                 throw ClientError(.sessionNotFound, detail: "the session was deleted")
             default:
@@ -192,11 +223,22 @@ extension RemoteStore {
         default:
             break
         }
-        return true
+        return .read
     }
 
-    /// Applies a change or a reset (a poll answer, a `patch` or `reset` event); answers whether it did not fit.
-    private func apply(changes object: [String: JSONValue]) throws(ClientError) -> Bool {
+    /// What a change did to the replica.
+    enum ChangeOutcome {
+        /// The views moved on, were reset, or held the change already.
+        case changed
+        /// The answer goes from the replica's version to the same: a poll the server let go with its cursor (its
+        /// wait ended, or its node gave the session up).
+        case nowhere
+        /// The change did not fit: read the views whole.
+        case stale
+    }
+
+    /// Applies a change or a reset (a poll answer, a `patch` or `reset` event).
+    private func apply(changes object: [String: JSONValue]) throws(ClientError) -> ChangeOutcome {
         let to = try WireAnswer.version(object["to"], "to")
         let entries = try WireAnswer.views(object["views"])
         if object["reset"] == .bool(true) {
@@ -207,19 +249,20 @@ extension RemoteStore {
                 emit(.reset(reason: "", to: to))
             }
             viewsChanged()
-            return false
+            return .changed
         }
         var from: StoreVersion?
         if case .string(let text)? = object["from"] { from = StoreVersion(text) }
         switch replica.applyChange(from: from, to: to, entries: entries) {
         case .applied:
-            if let from, !entries.isEmpty { emit(.change(from: from, to: to)) }
+            guard let from, from != to || !entries.isEmpty else { return .nowhere }
+            if !entries.isEmpty { emit(.change(from: from, to: to)) }
             viewsChanged()
-            return false
+            return .changed
         case .stale:
-            return true
+            return .stale
         case .ignored:
-            return false
+            return .changed
         }
     }
 

@@ -55,6 +55,15 @@ struct Transport: Sendable {
         return answer
     }
 
+    /// With FoundationNetworking, a short request (`HEAD /healthz`) that leaves a connection open for the next
+    /// request to reuse: a long-poll or a stream waiting on a connection of its own keeps a thread busy there (see
+    /// ``EventStream/open(_:warmUp:)``). Its answer, or failure, does not matter. Nothing with Apple's Foundation.
+    func warmUp(timeout: Duration) async {
+        #if canImport(FoundationNetworking)
+            _ = try? await send("HEAD", "/healthz", timeout: timeout)
+        #endif
+    }
+
     /// The request for `method` and `path` (which starts with `/`) on the server, with the bearer `token`.
     func request(
         _ method: String, _ path: String, query: [URLQueryItem] = [], token: String? = nil, body: Data? = nil,

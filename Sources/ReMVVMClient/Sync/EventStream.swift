@@ -11,7 +11,14 @@ import Synchronization
 /// The sequence ends normally when the server closes the stream, and throws a ``ClientError`` for a refusal
 /// (204 is a session gone) or a lost connection. Ending the iteration cancels the request.
 enum EventStream {
-    static func open(_ request: URLRequest) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+    /// Opens `request`. With FoundationNetworking, `warmUp` (a small request to the same server) is sent first on
+    /// the stream's own session, so that the stream reuses its connection: on a connection of its own, libcurl's
+    /// interest in writing while connecting outlives the connect (FoundationNetworking's `_MultiHandle` adds
+    /// dispatch sources for what libcurl asks but never removes the write source until the socket is dropped),
+    /// and the always-writable socket then wakes the session's queue without pause for as long as the stream is
+    /// open (most of a core, measured with `counter-client follow`). A reused connection is asked for reading
+    /// only. Apple's Foundation has no such loop and sends no warm-up.
+    static func open(_ request: URLRequest, warmUp: URLRequest?) -> AsyncThrowingStream<ServerSentEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: ServerSentEvent.self, throwing: (any Error).self)
         let reader = EventStreamReader(continuation)
@@ -19,16 +26,25 @@ enum EventStream {
         queue.maxConcurrentOperationCount = 1
         let settings = URLSessionConfiguration.ephemeral
         settings.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // One connection, so that the stream finds the warm-up's.
+        settings.httpMaximumConnectionsPerHost = 1
         let session = URLSession(configuration: settings, delegate: reader, delegateQueue: queue)
-        let task = session.dataTask(with: request)
         // Only the task is cancelled here: invalidating the session at the same time races the cancellation in
         // FoundationNetworking (a trap: "a task that is not in the registry"). The session is invalidated when
         // the task has completed, which also releases the delegate it keeps.
-        continuation.onTermination = { _ in
-            // After completion a cancel would trap the same way, so only a running task is cancelled.
-            if !reader.isCompleted { task.cancel() }
-        }
-        task.resume()
+        continuation.onTermination = { _ in reader.terminate()?.cancel() }
+        #if canImport(FoundationNetworking)
+            if let warmUp {
+                // With a completion handler, the delegate sees nothing of this task. Whatever its answer (or
+                // failure), the stream starts, unless its consumer is gone; a failure of the stream itself is what
+                // the caller hears of.
+                session.dataTask(with: warmUp) { _, _, _ in
+                    if !reader.start(session.dataTask(with: request)) { session.finishTasksAndInvalidate() }
+                }.resume()
+                return stream
+            }
+        #endif
+        _ = reader.start(session.dataTask(with: request))
         return stream
     }
 }
@@ -36,14 +52,39 @@ enum EventStream {
 /// The delegate of one event stream request.
 final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // Safety: `parser` and `failed` are used only in delegate callbacks, which the session calls one at a time on
-    // its serial queue (`maxConcurrentOperationCount = 1`); the continuation is Sendable, `completed` a Mutex.
+    // its serial queue (`maxConcurrentOperationCount = 1`); the continuation is Sendable, `state` a Mutex.
     private let continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
     private var parser = EventStreamParser()
     private var failed = false
-    private let completed = Mutex(false)
+    private let state = Mutex(State())
 
-    /// Whether the task has completed (or been refused), so it must not be cancelled any more.
-    var isCompleted: Bool { completed.withLock { $0 } }
+    /// The stream's task once started, whether its consumer ended it, whether it completed (or was refused).
+    private struct State {
+        var task: URLSessionDataTask?
+        var terminated = false
+        var completed = false
+    }
+
+    /// Resumes `task` (made only now, so that a task is never cancelled before it runs) unless the consumer has
+    /// already gone; answers whether it did.
+    func start(_ task: @autoclosure () -> URLSessionDataTask) -> Bool {
+        state.withLock { state in
+            guard !state.terminated else { return false }
+            let started = task()
+            state.task = started
+            started.resume()
+            return true
+        }
+    }
+
+    /// Marks the stream as ended by its consumer; answers its task if that runs and must be cancelled (after its
+    /// completion a cancel would trap the same way as with the session).
+    func terminate() -> URLSessionDataTask? {
+        state.withLock { state in
+            state.terminated = true
+            return state.completed ? nil : state.task
+        }
+    }
 
     init(_ continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation) {
         self.continuation = continuation
@@ -67,7 +108,7 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Send
             ? ClientError(.sessionNotFound, status: 204, detail: "no such session for this token")
             : ClientError(status: status, body: Data(), retryAfter: retryAfter)
         failed = true
-        completed.withLock { $0 = true }
+        state.withLock { $0.completed = true }
         continuation.finish(throwing: error)
         completionHandler(.cancel)
     }
@@ -77,7 +118,7 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        completed.withLock { $0 = true }
+        state.withLock { $0.completed = true }
         session.finishTasksAndInvalidate()
         guard !failed else { return }
         if let error {

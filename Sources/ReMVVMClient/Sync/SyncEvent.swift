@@ -7,6 +7,10 @@ public enum SyncEvent: Sendable, Hashable {
     /// The server could not continue from the client's version and sent the views whole (`expired`, `epoch`,
     /// `ahead`).
     case reset(reason: String, to: StoreVersion)
+    /// Another node took the session over and ended the event stream; the client reconnected to its URL from its
+    /// cursor, which reaches the new owner behind a balancer. (A long-poll is let go with its cursor and polled
+    /// again without an event.)
+    case moved
     /// A request failed in a way that waiting can cure; the client retries after a backoff.
     case retrying(ClientError)
     /// The session is gone (deleted, expired, or the token no longer fits); following stopped.
