@@ -7,7 +7,7 @@
 # the dispatch lands. Reported: the time from the kill until 99% of the polls are answered (goal: 2 s), the
 # statuses polls and dispatches saw (only 200, and 503 with Retry-After, are expected), and the storage reads per
 # session (the takeovers, from the fences' sum: at most one each).
-# usage: bench/storm.sh   (REMVVM_SERVER as for the others; STORM_SESSIONS; STORM_LOG_LEVEL for the nodes, default
+# usage: bench/storm.sh   (REMVVM_SERVER as for the others; STORM_SESSIONS; STORM_NODE_FLAGS; STORM_LOG_LEVEL for the nodes, default
 # warning; port base BENCH_PORT+20; the nodes' and nginx's logs are copied to bench/bin/logs/storm-*)
 source "$(dirname "$0")/lib.sh"
 
@@ -33,6 +33,7 @@ export CLUSTER_NODE_FLAGS="--threads $THREADS --log-level ${STORM_LOG_LEVEL:-war
 if "$SERVER_BIN" --help 2>&1 | grep -- --session-creation-burst >/dev/null; then
     CLUSTER_NODE_FLAGS+=" --session-creation-burst 0 --connections-per-client 0"
 fi
+CLUSTER_NODE_FLAGS+=" ${STORM_NODE_FLAGS:-}"  # More flags for the nodes, e.g. "--max-pending-loads 2048".
 psql_at() {
     "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/psql" -h 127.0.0.1 -p $((CLUSTER_BASE + 4)) -U postgres \
         -d remvvm -Atq "$@"
