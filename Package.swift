@@ -202,7 +202,7 @@ let package = Package(
         .testTarget(
             name: "ReMVVMClientTests",
             dependencies: [
-                "ReMVVMClient", "ReMVVM", "ExampleApp", "PostgresTestSupport", "ReMVVMPostgres",
+                "ReMVVMClient", "ReMVVM", "ExampleApp", "PostgresTestSupport", "ReMVVMPostgres", "HTTPTestClient",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings

@@ -79,7 +79,7 @@ import Testing
     func aLongPollFollowerReconnectedThroughItsProxyUsesNextToNoCPU() async throws {
         try await onOwnThread {
             let example = try CounterProcess()
-            let proxy = try ProxyProcess(upstream: example.port)
+            let proxy = try ProxyProcess.start(upstream: example.port)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("counter-client-\(UUID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,122 +1,13 @@
-import Foundation
-import Glibc
+import HTTPTestClient
 
-/// nginx in front of one server on loopback, as a plain foreground process the test owns: a proxy to lose and start
-/// again under a client, as a restarted balancer is.
-final class ProxyProcess: @unchecked Sendable {
-    // Safety: `process` is replaced only by `restart()`, which the test calls from one thread; the rest is immutable.
-    private var process = Process()
-    private let folder: URL
-    private let configuration: URL
-    /// The port nginx listens on.
-    let port: UInt16
-
+/// nginx in front of one server on loopback: a proxy to lose and start again (``TestNginx/restart()``) under a
+/// client, as a restarted balancer is.
+enum ProxyProcess {
     /// The nginx binary, if one is installed.
-    static let binary: String? = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
+    static var binary: String? { TestNginx.binary }
 
-    /// Starts nginx on a free port in front of the server on `upstream`, with keep-alive to clients as deployed.
-    init(upstream: UInt16) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(
-            at: folder.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-        port = try Self.freePort()
-        let path = folder.path
-        configuration = folder.appendingPathComponent("nginx.conf")
-        try """
-        daemon off;
-        master_process off;
-        pid \(path)/nginx.pid;
-        error_log \(path)/error.log notice;
-        events { worker_connections 64; }
-        http {
-            access_log \(path)/access.log;
-            client_body_temp_path \(path)/tmp/body;
-            proxy_temp_path \(path)/tmp/proxy;
-            fastcgi_temp_path \(path)/tmp/fastcgi;
-            uwsgi_temp_path \(path)/tmp/uwsgi;
-            scgi_temp_path \(path)/tmp/scgi;
-            server {
-                listen 127.0.0.1:\(port);
-                proxy_http_version 1.1;
-                proxy_set_header Connection "";
-                proxy_buffering off;
-                proxy_read_timeout 75s;
-                location / { proxy_pass http://127.0.0.1:\(upstream); }
-            }
-        }
-        """.write(to: configuration, atomically: true, encoding: .utf8)
-        try start()
-    }
-
-    /// Kills nginx (SIGKILL, every client connection lost) and starts it again on the same port.
-    func restart() throws {
-        kill()
-        process = Process()
-        try start()
-    }
-
-    private func start() throws {
-        guard let binary = Self.binary else { throw CounterProcessError("nginx is not installed") }
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["-p", folder.path, "-c", configuration.path, "-e", folder.path + "/error.log"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !Self.accepts(port) {
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                kill()
-                throw CounterProcessError("nginx did not start on port \(port)")
-            }
-            usleep(20_000)  // Bounded by the deadline: nginx's start.
-        }
-    }
-
-    private func kill() {
-        guard process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    deinit {
-        kill()
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    private static func accepts(_ port: UInt16) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var address = loopback(port)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
-
-    private static func freePort() throws -> UInt16 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw CounterProcessError("cannot open a socket") }
-        defer { close(socket) }
-        var address = loopback(0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        guard bound else { throw CounterProcessError("cannot find a free port") }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    private static func loopback(_ port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
+    /// nginx on a free port in front of the server on `upstream`.
+    static func start(upstream: UInt16) throws -> TestNginx {
+        try TestNginx(locations: "location / { proxy_pass http://127.0.0.1:\(upstream); }")
     }
 }
