@@ -12,31 +12,9 @@ import Testing
         let data = folder.appendingPathComponent("data").path
         var server = try await onOwnThread { try ServerProcess(dataDirectory: data) }
         let port = server.port
-        let fast = RemoteStore.Configuration(
-            retry: RetryPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500)),
-            followsChanges: false)
-        let writer = try RemoteStore(url: server.url, configuration: fast)
-        try await writer.connect()
-        let session = try #require(await writer.session)
-        var following = fast
-        following.followsChanges = true
-        following.changeFeed = feed
-        let follower = try RemoteStore(
-            url: server.url, sessionStore: MemorySessionStore(session), configuration: following)
-        let events = await follower.syncEvents()
-        let recorder = Recorder<SyncEvent>()
-        let recording = Task { for await event in events { await recorder.append(event) } }
-        defer { recording.cancel() }
-        try await follower.connect()
-        defer {
-            Task {
-                await writer.close(); await follower.close()
-            }
-        }
-        let values = await follower.follow("counter", as: CounterView.self)
-
-        _ = try await writer.send(CounterAction.Increase())
-        _ = try await first(values) { $0.counter == "1" }
+        let followed = try await FollowedSession.start(url: server.url, feed: feed)
+        defer { Task { await followed.close() } }
+        let (writer, recorder, values) = (followed.writer, followed.recorder, followed.values)
 
         server.crash()
         _ = try await first(recorder.stream()) { if case .retrying = $0 { true } else { false } }

@@ -37,31 +37,12 @@ struct TakeoverTests {
         try await database.waitForListeners(2)
         let front = try await onOwnThread { try Front(first: nodeA.port, second: nodeB.port) }
 
-        let fast = RemoteStore.Configuration(
-            retry: RetryPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500)),
-            followsChanges: false)
-        let writer = try RemoteStore(url: front.url, configuration: fast)
-        try await writer.connect()
-        let session = try #require(await writer.session)
-        var following = fast
-        following.followsChanges = true
-        following.changeFeed = feed
-        let follower = try RemoteStore(
-            url: front.url, sessionStore: MemorySessionStore(session), configuration: following)
-        let events = await follower.syncEvents()
-        let recorder = Recorder<SyncEvent>()
-        let recording = Task { for await event in events { await recorder.append(event) } }
-        defer { recording.cancel() }
-        try await follower.connect()
-        defer {
-            Task {
-                await writer.close(); await follower.close()
-            }
-        }
-        let values = await follower.follow("counter", as: CounterView.self)
-
-        _ = try await writer.send(CounterAction.Increase())
-        _ = try await first(values) { $0.counter == "1" }
+        let followed = try await FollowedSession.start(url: front.url, feed: feed)
+        defer { Task { await followed.close() } }
+        let (writer, follower, recorder, values) = (
+            followed.writer, followed.follower, followed.recorder, followed.values
+        )
+        let sessionID = await followed.sessionID
         // The follower waits on the first node now: its stream open, or its poll parked there.
         try await waitUntil(nodeA.url, reports: feed == .eventStream ? "remvvm_event_streams" : "remvvm_parked_polls")
         let before = try #require(await follower.version)
@@ -86,7 +67,7 @@ struct TakeoverTests {
             "the change across the move continues the cursor \(before): \(history)")
         // Created on the first node (fence 1), taken over by the second (2), and not taken back.
         let rows = try database.connect().execute(
-            "SELECT fence FROM sessions WHERE id = $1::text", [.text(session.id)])
+            "SELECT fence FROM sessions WHERE id = $1::text", [.text(sessionID)])
         #expect(try rows.int64(0, 0) == 2, "\(front.accessLog)")
         withExtendedLifetime((nodeA, nodeB, front)) {}
     }
