@@ -777,6 +777,33 @@ def wake_latency(cluster, hearer_node, room, rounds=20):
     return times[len(times) // 2], times[-1]
 
 
+def verify_chat_views(front, members, first, posted, expected_count, killed_at, problems):
+    """Reads every member's chat view (through nginx: a killed node's members are taken over) until each holds
+    `expected_count` messages (15 s at most); adds to `problems` every view that repeats a message or differs
+    from `first`'s, and every poster whose acknowledged posts are not in it, in order. Returns `first`'s view and
+    the seconds from `killed_at` until the views were read."""
+    views = {}
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        views = {m.name: chat_lines(front, m) for m in members}
+        if all(len(v) >= expected_count for v in views.values()):
+            break
+        time.sleep(0.2)
+    caught_up = time.monotonic() - killed_at
+    reference = views[first.name]
+    for name, view in views.items():
+        if len(set(view)) != len(view):
+            problems.append(f"{name}'s view repeats a message: "
+                            f"{[l for l, c in collections.Counter(view).items() if c > 1][:5]}")
+        if view != reference:
+            problems.append(f"{name}'s view differs from {first.name}'s: {view} against {reference}")
+    for poster, lines in posted.items():
+        mine = [l for l in reference if l.startswith(f"{poster}: ")]
+        if mine != lines:
+            problems.append(f"{poster}'s acknowledged posts {lines}, in the views {mine}")
+    return reference, caught_up
+
+
 def scenario_chat(cluster):
     """Chat members on different nodes hear each other in one order; a member's node is killed with kill -9
     while the others post: once taken over, its view holds every message once, in the same order."""
@@ -830,25 +857,7 @@ def scenario_chat(cluster):
     problems = [p for m in members for p in m.problems]
     expected_count = sum(len(v) for v in posted.values())
     # Every member's view (the victim's members read through nginx: taken over by another node).
-    views = {}
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        views = {m.name: chat_lines(front, m) for m in members}
-        if all(len(v) >= expected_count for v in views.values()):
-            break
-        time.sleep(0.2)
-    caught_up = time.monotonic() - killed_at
-    reference = views[posters[0].name]
-    for name, view in views.items():
-        if len(set(view)) != len(view):
-            problems.append(f"{name}'s view repeats a message: "
-                            f"{[l for l, c in collections.Counter(view).items() if c > 1][:5]}")
-        if view != reference:
-            problems.append(f"{name}'s view differs from {posters[0].name}'s: {view} against {reference}")
-    for poster, lines in posted.items():
-        mine = [l for l in reference if l.startswith(f"{poster}: ")]
-        if mine != lines:
-            problems.append(f"{poster}'s acknowledged posts {lines}, in the views {mine}")
+    reference, caught_up = verify_chat_views(front, members, posters[0], posted, expected_count, killed_at, problems)
     if len(reference) != expected_count:
         problems.append(f"{expected_count} posts acknowledged, the views hold {len(reference)}")
     check(not problems, f"{len(problems)} problems: " + "; ".join(problems[:8]))
@@ -905,25 +914,7 @@ def scenario_chatkill(cluster):
         t.join(timeout=90)
     problems = [p for m in members for p in m.problems]
     expected_count = sum(len(v) for v in posted.values())
-    views = {}
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        views = {m.name: chat_lines(front, m) for m in members}
-        if all(len(v) >= expected_count for v in views.values()):
-            break
-        time.sleep(0.2)
-    caught_up = time.monotonic() - killed_at
-    reference = views[members[0].name]
-    for name, view in views.items():
-        if len(set(view)) != len(view):
-            problems.append(f"{name}'s view repeats a message: "
-                            f"{[l for l, c in collections.Counter(view).items() if c > 1][:5]}")
-        if view != reference:
-            problems.append(f"{name}'s view differs from {members[0].name}'s: {view} against {reference}")
-    for poster, lines in posted.items():
-        mine = [l for l in reference if l.startswith(f"{poster}: ")]
-        if mine != lines:
-            problems.append(f"{poster}'s acknowledged posts {lines}, in the views {mine}")
+    reference, caught_up = verify_chat_views(front, members, members[0], posted, expected_count, killed_at, problems)
     if len(reference) != expected_count or expected_count != len(members) * each:
         problems.append(f"{len(members) * each} posts sent, {expected_count} acknowledged, the views hold "
                         f"{len(reference)}")
