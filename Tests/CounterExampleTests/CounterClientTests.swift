@@ -28,47 +28,14 @@ import Testing
     @Test func anIdleEventStreamFollowerUsesNextToNoCPU() async throws {
         try await onOwnThread {
             let example = try CounterProcess()
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("counter-client-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let url = "http://127.0.0.1:\(example.port)/"
-            _ = try Self.run([url, "show"], in: folder)
-
-            let output = folder.appendingPathComponent("follow.txt")
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let file = try FileHandle(forWritingTo: output)
-            let process = Process()
-            process.executableURL = Self.binary
-            process.arguments = [url, "follow"]
-            process.environment = ["COUNTER_CLIENT_DIR": folder.path, "COUNTER_CLIENT_FEED": "event-stream"]
-            process.standardOutput = file
-            process.standardError = file
-            try process.run()
-            defer {
-                Glibc.kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                try? file.close()
-            }
+            let follower = try Follower(url: "http://127.0.0.1:\(example.port)/", feed: "event-stream")
             // The first count comes from the stream's snapshot: from then on the stream is open and idle.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while (try? String(contentsOf: output, encoding: .utf8))?.contains("count: 0") != true {
-                guard ContinuousClock.now < deadline, process.isRunning else {
-                    throw CounterProcessError("the follower showed no count within 30 s")
-                }
-                usleep(20_000)  // Bounded by the deadline: the child's first line.
-            }
-            let before = try Self.cpuSeconds(of: process.processIdentifier)
-            usleep(2_000_000)
-            let used = try Self.cpuSeconds(of: process.processIdentifier) - before
+            try follower.waitFor("count: 0")
+            let used = try follower.cpuSeconds(over: 2)
             #expect(used < 0.3, "an idle event stream used \(used) s of CPU in 2 s")
             // And it follows: a change reaches it.
-            _ = try Self.run([url, "increase"], in: folder)
-            while (try? String(contentsOf: output, encoding: .utf8))?.contains("count: 1") != true {
-                guard ContinuousClock.now < deadline + .seconds(30) else {
-                    throw CounterProcessError("the follower did not show the change within 30 s")
-                }
-                usleep(20_000)  // Bounded by the deadline: the child's next line.
-            }
+            _ = try Self.run([follower.url, "increase"], in: follower.folder)
+            try follower.waitFor("count: 1")
         }
     }
 
@@ -80,53 +47,73 @@ import Testing
         try await onOwnThread {
             let example = try CounterProcess()
             let proxy = try ProxyProcess.start(upstream: example.port)
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("counter-client-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let url = "http://127.0.0.1:\(proxy.port)/"
-            _ = try Self.run([url, "show"], in: folder)
-
-            let output = folder.appendingPathComponent("follow.txt")
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let file = try FileHandle(forWritingTo: output)
-            let process = Process()
-            process.executableURL = Self.binary
-            process.arguments = [url, "follow"]
-            process.environment = ["COUNTER_CLIENT_DIR": folder.path, "COUNTER_CLIENT_FEED": "long-poll"]
-            process.standardOutput = file
-            process.standardError = file
-            try process.run()
-            defer {
-                Glibc.kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                try? file.close()
-            }
-            try Self.waitFor("count: 0", in: output, of: process)
+            let follower = try Follower(url: "http://127.0.0.1:\(proxy.port)/", feed: "long-poll")
+            try follower.waitFor("count: 0")
             try proxy.restart()
             // The poll failed with the proxy; the client retries after its first backoff (200 ms, at most 250).
             usleep(2_000_000)
-            let before = try Self.cpuSeconds(of: process.processIdentifier)
-            usleep(2_000_000)
-            let used = try Self.cpuSeconds(of: process.processIdentifier) - before
+            let used = try follower.cpuSeconds(over: 2)
             #expect(used < 0.3, "a parked long-poll used \(used) s of CPU in 2 s after the reconnect")
-            _ = try Self.run([url, "increase"], in: folder)
-            try Self.waitFor("count: 1", in: output, of: process)
+            _ = try Self.run([follower.url, "increase"], in: follower.folder)
+            try follower.waitFor("count: 1")
         }
     }
 
-    /// Waits at most 30 s until `output` of the running `process` holds `text`.
-    private static func waitFor(_ text: String, in output: URL, of process: Process) throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while (try? String(contentsOf: output, encoding: .utf8))?.contains(text) != true {
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                throw CounterProcessError("no '\(text)' within 30 s")
+    /// `counter-client follow` running with `feed`, its files in a folder of its own (after a first `show` made the
+    /// session) and its output in a file; killed and removed with it.
+    private final class Follower {
+        let url: String
+        let folder: URL
+        private let output: URL
+        private let file: FileHandle
+        private let process = Process()
+
+        init(url: String, feed: String) throws {
+            self.url = url
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("counter-client-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            _ = try CounterClientTests.run([url, "show"], in: folder)
+            output = folder.appendingPathComponent("follow.txt")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            file = try FileHandle(forWritingTo: output)
+            process.executableURL = CounterClientTests.binary
+            process.arguments = [url, "follow"]
+            process.environment = ["COUNTER_CLIENT_DIR": folder.path, "COUNTER_CLIENT_FEED": feed]
+            process.standardOutput = file
+            process.standardError = file
+            try process.run()
+        }
+
+        /// Waits at most 30 s until the follower printed `text`.
+        func waitFor(_ text: String) throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while (try? String(contentsOf: output, encoding: .utf8))?.contains(text) != true {
+                guard ContinuousClock.now < deadline, process.isRunning else {
+                    throw CounterProcessError("no '\(text)' within 30 s")
+                }
+                usleep(20_000)  // Bounded by the deadline: the child's next line.
             }
-            usleep(20_000)  // Bounded by the deadline: the child's next line.
+        }
+
+        /// The CPU the follower uses over the next `seconds`.
+        func cpuSeconds(over seconds: Int) throws -> Double {
+            let before = try CounterClientTests.cpuSeconds(of: process.processIdentifier)
+            usleep(useconds_t(seconds * 1_000_000))
+            return try CounterClientTests.cpuSeconds(of: process.processIdentifier) - before
+        }
+
+        deinit {
+            if process.isRunning {
+                Glibc.kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+            try? file.close()
+            try? FileManager.default.removeItem(at: folder)
         }
     }
 
     /// The user and system CPU time of process `pid` so far, from /proc.
-    private static func cpuSeconds(of pid: Int32) throws -> Double {
+    fileprivate static func cpuSeconds(of pid: Int32) throws -> Double {
         let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
         guard let end = stat.lastIndex(of: ")") else { throw CounterProcessError("no /proc/\(pid)/stat") }
         // After ") ": the state is field 3; utime and stime are fields 14 and 15.
@@ -137,12 +124,12 @@ import Testing
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    private static var binary: URL {
+    fileprivate static var binary: URL {
         URL(fileURLWithPath: CounterProcess.binary).deletingLastPathComponent().appendingPathComponent("counter-client")
     }
 
     /// Runs `counter-client` with `arguments` and its files in `folder`; answers what it printed. At most 30 s.
-    private static func run(_ arguments: [String], in folder: URL) throws -> String {
+    fileprivate static func run(_ arguments: [String], in folder: URL) throws -> String {
         let output = folder.appendingPathComponent("output.txt")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let file = try FileHandle(forWritingTo: output)
