@@ -125,13 +125,14 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///
     /// It waits on the store's commits and effects, and fails at once when no effect is running that could still
     /// send the action. `timeout` bounds an effect that never ends, such as one sleeping on a ``TestClock`` the
-    /// test did not advance (the failure then says so); on a loaded machine a prompt effect's task can wait a
-    /// second or two for a thread.
+    /// test did not advance (the failure then says so). The default is 15 s: a prompt effect's task waits for a
+    /// thread of the concurrency pool, which other tests of a parallel run can hold for over ten seconds (a
+    /// suite's synchronous setup, such as creating a database, runs on it).
     /// - Returns: The action received; nil, with an issue, when another came or none could.
     @discardableResult
     public func receive<Action: StoreAction>(
         _ type: Action.Type,
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(15),
         assert update: (inout State) throws -> Void = { _ in },
         sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Action? {
