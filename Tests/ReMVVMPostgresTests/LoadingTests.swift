@@ -33,13 +33,7 @@ final class LoadingTests {
     /// the same (only) worker is answered meanwhile, well before the load ends.
     @Test func aSlowStorageNeverHoldsTheWorker() async throws {
         let owner = try Node.start("owner", on: database)
-        let slow = Mutex<SlowStorage?>(nil)
-        let node = try Node.start("slow", on: database, threads: 1) { inner in
-            let storage = SlowStorage(inner)
-            slow.withLock { $0 = storage }
-            return storage
-        }
-        let storage = try #require(slow.withLock { $0 })
+        let (node, storage) = try Node.startSlow("slow", on: database, threads: 1)
         let moving = try await owner.session(dispatching: 2)
         let held = try await node.session(dispatching: 1)
         storage.delay(.seconds(2))
@@ -68,13 +62,7 @@ final class LoadingTests {
     /// However many clients come for a session at once, the storage reads it once.
     @Test func manyClientsOfOneSessionReadItOnce() async throws {
         let owner = try Node.start("owner", on: database)
-        let counting = Mutex<SlowStorage?>(nil)
-        let node = try Node.start("taker", on: database) { inner in
-            let storage = SlowStorage(inner)
-            counting.withLock { $0 = storage }
-            return storage
-        }
-        let storage = try #require(counting.withLock { $0 })
+        let (node, storage) = try Node.startSlow("taker", on: database)
         let session = try await owner.session(dispatching: 1)
         storage.delay(.milliseconds(500))
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -94,13 +82,7 @@ final class LoadingTests {
     /// answers within 2 s of its first request, and a repeated unknown id is answered without the storage.
     @Test func aFloodOfUnknownIdsDoesNotStarveRealTakeovers() async throws {
         let owner = try Node.start("owner", on: database)
-        let counting = Mutex<SlowStorage?>(nil)
-        let node = try Node.start("taker", on: database) { inner in
-            let storage = SlowStorage(inner)
-            counting.withLock { $0 = storage }
-            return storage
-        }
-        let storage = try #require(counting.withLock { $0 })
+        let (node, storage) = try Node.startSlow("taker", on: database)
         var created: [ClusterSession] = []
         for _ in 0..<20 { created.append(try await owner.session(dispatching: 1)) }
         let sessions = created
@@ -158,13 +140,7 @@ final class LoadingTests {
     /// Beyond the cap of pending loads, a request for one more session is turned away at once: 503 `loading-busy`
     /// with `Retry-After`; the loads under way finish.
     @Test func loadsBeyondTheCapAre503WithRetryAfter() async throws {
-        let slow = Mutex<SlowStorage?>(nil)
-        let node = try Node.start("capped", on: database, maxPendingLoads: 2) { inner in
-            let storage = SlowStorage(inner)
-            slow.withLock { $0 = storage }
-            return storage
-        }
-        let storage = try #require(slow.withLock { $0 })
+        let (node, storage) = try Node.startSlow("capped", on: database, maxPendingLoads: 2)
         storage.delay(.seconds(1))
         let unknown = (0..<2).map { _ in ClusterSession(id: Self.randomKey(), token: Self.randomKey(), epoch: "") }
         async let first = onOwnThread { try node.client().read(unknown[0]).status }
@@ -207,6 +183,22 @@ final class LoadingTests {
 
     static func randomKey() -> String {
         (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+}
+
+extension Node {
+    /// Starts node `name` on a ``SlowStorage`` over its PostgreSQL storage; the node and the storage, to slow down.
+    static func startSlow(
+        _ name: String, on database: TestDatabase, threads: Int = 2, maxPendingLoads: Int = 256
+    ) throws -> (Node, SlowStorage) {
+        let made = Mutex<SlowStorage?>(nil)
+        let node = try Node.start(name, on: database, threads: threads, maxPendingLoads: maxPendingLoads) { inner in
+            let storage = SlowStorage(inner)
+            made.withLock { $0 = storage }
+            return storage
+        }
+        guard let storage = made.withLock({ $0 }) else { throw TestDatabaseError("the node made no storage") }
+        return (node, storage)
     }
 }
 

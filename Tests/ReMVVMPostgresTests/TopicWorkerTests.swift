@@ -21,14 +21,8 @@ final class TopicWorkerTests {
     }
 
     @Test func aJoinWhoseTopicLogTakesTwoSecondsHoldsNoWorker() async throws {
-        let slow = Mutex<SlowStorage?>(nil)
         // One HTTP worker: the join and the other session's read share it.
-        let node = try Node.start("node-a", on: database, threads: 1) { inner in
-            let storage = SlowStorage(inner)
-            slow.withLock { $0 = storage }
-            return storage
-        }
-        let storage = try #require(slow.withLock { $0 })
+        let (node, storage) = try Node.startSlow("node-a", on: database, threads: 1)
         try await database.waitForTopicListeners(1)
         let setup = try node.client()
         let ada = try setup.createSession()

@@ -777,6 +777,25 @@ def wake_latency(cluster, hearer_node, room, rounds=20):
     return times[len(times) // 2], times[-1]
 
 
+def join_room(cluster, front, room):
+    """Members join `room` through nginx until at least two nodes hold some (nginx's hash places them), six at
+    least, twelve at most: the members, which node holds each session, and how many each node holds."""
+    members = []
+    owners = {}
+    while len(members) < 12:
+        s = create_session(front)
+        s.name = f"m{len(members)}"
+        check(dispatch_action(front, s, {"type": "chat/join", "payload": {"room": room, "name": s.name}})
+              == ["applied"], f"join: {s.problems}")
+        members.append(s)
+        owners = cluster.owners()
+        if len(members) >= 6 and len({owners.get(m.id) for m in members} - {None}) >= 2:
+            break
+    held = collections.Counter(owners.get(m.id) for m in members if owners.get(m.id))
+    check(len(held) >= 2, f"the members are all on one node: {held}")
+    return members, owners, held
+
+
 def verify_chat_views(front, members, first, posted, expected_count, killed_at, problems):
     """Reads every member's chat view (through nginx: a killed node's members are taken over) until each holds
     `expected_count` messages (15 s at most); adds to `problems` every view that repeats a message or differs
@@ -810,21 +829,7 @@ def scenario_chat(cluster):
     front = Http(cluster.port)
     wake_median, wake_worst = wake_latency(cluster, 2, "wake-across")
     local_median, local_worst = wake_latency(cluster, 1, "wake-local")
-    members = []
-    owners = {}
-    # Members until at least two nodes hold some (nginx's hash places them), at most 12.
-    while len(members) < 12:
-        s = create_session(front)
-        check(dispatch_action(front, s, {"type": "chat/join", "payload": {"room": "cluster", "name": f"m{len(members)}"}})
-              == ["applied"], f"join: {s.problems}")
-        s.name = f"m{len(members)}"
-        members.append(s)
-        owners = cluster.owners()
-        held = {owners.get(m.id) for m in members} - {None}
-        if len(members) >= 6 and len(held) >= 2:
-            break
-    held = collections.Counter(owners.get(m.id) for m in members if owners.get(m.id))
-    check(len(held) >= 2, f"the members are all on one node: {held}")
+    members, owners, held = join_room(cluster, front, "cluster")
     victim = held.most_common()[-1][0]  # the node holding the fewest members (but some)
     listeners = [m for m in members if owners.get(m.id) == victim]
     posters = [m for m in members if owners.get(m.id) != victim]
@@ -874,20 +879,7 @@ def scenario_chatkill(cluster):
     a retry on the node that takes the poster over replays it or posts it once. Every view holds each message
     once, in one order."""
     front = Http(cluster.port)
-    members = []
-    owners = {}
-    while len(members) < 12:
-        s = create_session(front)
-        check(dispatch_action(front, s, {"type": "chat/join", "payload": {"room": "crash", "name": f"m{len(members)}"}})
-              == ["applied"], f"join: {s.problems}")
-        s.name = f"m{len(members)}"
-        members.append(s)
-        owners = cluster.owners()
-        held = {owners.get(m.id) for m in members} - {None}
-        if len(members) >= 6 and len(held) >= 2:
-            break
-    held = collections.Counter(owners.get(m.id) for m in members if owners.get(m.id))
-    check(len(held) >= 2, f"the members are all on one node: {held}")
+    members, owners, held = join_room(cluster, front, "crash")
     victim = held.most_common()[0][0]  # the node holding the most posters
     on_victim = [m for m in members if owners.get(m.id) == victim]
     each = max(40 // len(members), 2)  # the chat view keeps the last 50
